@@ -1,0 +1,5 @@
+"""The `companion` command (placeholder until the rules core lands)."""
+
+
+def main() -> int:
+    return 0
