@@ -1,0 +1,148 @@
+"""A game's configuration (players, variants, board, tokens, rulings) and its declared bounds."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .board import Board, load_board
+from .errors import RulesError
+from .tokens import TokenSets, load_tokens
+
+if TYPE_CHECKING:
+    from .state import State
+
+VARIANTS = ("ufo", "exploration", "missions")
+ASTRONAUT_KINDS = (
+    "satellite",
+    "plus_minus_1",
+    "parachute",
+    "moon_x2",
+    "planet_x2",
+    "deep_space_x2",
+    "dice_x",
+    "dice_1",
+)
+END_TIMINGS = ("end_of_expedition", "immediate")
+MISSIONS_DEALT = 4
+MISSIONS_KEPT = 3
+EXPLORATION_ON_BOARD = 5
+UFO_TOKEN_VALUES = (5, 4, 3, 2, 1)
+GOAL_POINTS = 5
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """The switchable rulings of MLEM-SPEC.md section 8; defaults are the recommended ones."""
+
+    ability_units_optional: bool = True
+    """A2: with only dice-1 / UFO extra units usable, the captain may decline them and crash."""
+    end_timing: str = "end_of_expedition"
+    """A15: when a player's last astronaut is placed, end at the expedition's end or at once."""
+    ufo_reshuffle: bool = True
+    """U8/A28: an exhausted expedition pile is reshuffled; otherwise 6 dice, no ability, no move."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that fixes a game before the first action."""
+
+    players: tuple[str, ...]
+    """Names in clockwise seating order; seats are their indices."""
+    starter: int = 0
+    variants: frozenset[str] = frozenset()
+    board: str = "reconstruction"
+    """A shipped board name or a board file path."""
+    tokens: str = "reconstruction"
+    astronaut_set: tuple[str, ...] = ASTRONAUT_KINDS
+    rules: RuleOptions = field(default_factory=RuleOptions)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["players"] = list(self.players)
+        data["variants"] = sorted(self.variants)
+        data["astronaut_set"] = list(self.astronaut_set)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameConfig:
+        """Build a config from its JSON form; unknown keys are an error, not silently ignored."""
+        known = {"players", "starter", "variants", "board", "tokens", "astronaut_set", "rules"}
+        unknown = set(data) - known
+        if unknown:
+            raise RulesError(f"unknown setup keys: {sorted(unknown)}")
+        try:
+            rules = RuleOptions(**data.get("rules", {}))
+            return cls(
+                players=tuple(data["players"]),
+                starter=data.get("starter", 0),
+                variants=frozenset(data.get("variants", ())),
+                board=data.get("board", "reconstruction"),
+                tokens=data.get("tokens", "reconstruction"),
+                astronaut_set=tuple(data.get("astronaut_set", ASTRONAUT_KINDS)),
+                rules=rules,
+            )
+        except (KeyError, TypeError) as exc:
+            raise RulesError(f"malformed setup: {exc}") from exc
+
+
+class Game:
+    """Configuration plus the loaded board and tokens; creates states (OpenSpiel's Game)."""
+
+    def __init__(
+        self,
+        config: GameConfig,
+        board: Board | None = None,
+        tokens: TokenSets | None = None,
+    ) -> None:
+        self.config = config
+        self.board = board or load_board(config.board)
+        self.tokens = tokens or load_tokens(self.board, config.tokens)
+        self._validate()
+
+    def _validate(self) -> None:
+        config = self.config
+        n = len(config.players)
+        problems = []
+        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            problems.append(f"{n} players; MLEM takes {MIN_PLAYERS} to {MAX_PLAYERS}")
+        if len(set(config.players)) != n or not all(p.strip() for p in config.players):
+            problems.append("player names must be non-empty and distinct")
+        if not 0 <= config.starter < max(n, 1):
+            problems.append(f"starter seat {config.starter} is not a seat")
+        unknown = config.variants - set(VARIANTS)
+        if unknown:
+            problems.append(f"unknown variants {sorted(unknown)}; known: {list(VARIANTS)}")
+        bad_kinds = [k for k in config.astronaut_set if k not in ASTRONAUT_KINDS]
+        if bad_kinds or not config.astronaut_set:
+            problems.append(f"astronaut_set: unknown kinds {bad_kinds}")
+        if config.rules.end_timing not in END_TIMINGS:
+            problems.append(f"end_timing must be one of {END_TIMINGS}")
+        if "missions" in config.variants and len(self.tokens.missions) < MISSIONS_DEALT * n:
+            problems.append(f"missions: {MISSIONS_DEALT * n} tokens needed for {n} players")
+        if "ufo" in config.variants and not self.tokens.expedition:
+            problems.append("ufo: the token set has no expedition tokens")
+        if problems:
+            raise RulesError("; ".join(problems))
+
+    @property
+    def num_players(self) -> int:
+        return len(self.config.players)
+
+    def has(self, variant: str) -> bool:
+        return variant in self.config.variants
+
+    def max_score(self) -> int:
+        """A declared upper bound on any final score (OpenSpiel's max_utility)."""
+        board = self.board
+        best_single = 2 * max([board.comet_points, *(m.points for m in board.moons.values())])
+        bound = len(self.config.astronaut_set) * best_single
+        bound += sum(2 * p.gold for p in board.planets.values()) + 4 * GOAL_POINTS
+        bound += sum(UFO_TOKEN_VALUES) + sum(t.points for t in self.tokens.exploration) + 10
+        return bound
+
+    def new_initial_state(self) -> State:
+        from .state import State
+
+        return State(self)
