@@ -1,5 +1,42 @@
-"""The `companion` command (placeholder until the rules core lands)."""
+"""The `companion` command: one entry point, one module per subcommand under `commands/`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .commands import board, demo, replay, simulate
 
 
-def main() -> int:
-    return 0
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="MLEM: Space Agency table companion. With no command: the demo.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (demo, board, replay, simulate):
+        module.register(subparsers)
+    try:
+        from vision import cli as vision_cli
+    except ImportError:  # the vision extra (OpenCV, NumPy) is not installed
+        pass
+    else:
+        vision_cli.add_subparser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["demo"])
+    try:
+        result: int = args.handler(args)
+    except BrokenPipeError:  # `companion ... | head`
+        return 0
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of `companion`; each module exposes `register(subparsers)`."""
