@@ -100,7 +100,9 @@ class Land:
 
 @dataclass(frozen=True, slots=True)
 class Stay:
-    """Stay aboard (landing), or return to supply (parachute, deep-space alternative declined)."""
+    """Stay aboard (landing phase), or return to supply (parachute after a crash).
+
+    Not possible in deep space, where everyone must disembark (R-D2)."""
 
     def __str__(self) -> str:
         return "stay"
@@ -172,5 +174,7 @@ def normalize(action: Action) -> Action:
         return Roll(canonical([check_face(face) for face in action.faces]))
     if isinstance(action, Move):
         dice = canonical([check_face(face) for face in action.dice])
-        return Move(dice, tuple(sorted(set(action.dice1))), action.ufo, action.keep)
+        if len(set(action.dice1)) != len(action.dice1):
+            raise InvalidActionError("move: a dice-1 token is named twice")
+        return Move(dice, tuple(sorted(action.dice1)), action.ufo, action.keep)
     return action

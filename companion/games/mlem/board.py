@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .dice import FACES, FUEL
 from .errors import BoardError
@@ -83,45 +83,80 @@ class Board:
         return set(self.moons) | set(self.planets) | {COMET, GALAXY}
 
 
-def check_board(data: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """Every error and warning of a board definition, each prefixed with its location."""
+def check_board(data: Any) -> tuple[list[str], list[str]]:
+    """Every error and warning of a board definition, each prefixed with its location.
+
+    Never raises: a malformed file (wrong types, missing keys) is reported like any other error.
+    """
     errors: list[str] = []
     warnings: list[str] = []
+    if not isinstance(data, dict):
+        return ["the top level must be a table"], warnings
     for key in ("board_id", "last_space", "spaces"):
         if key not in data:
             errors.append(f"{key}: missing")
     if errors:
         return errors, warnings
+    if not isinstance(data["board_id"], str) or not data["board_id"]:
+        errors.append(f"board_id: must be a non-empty string, not {data['board_id']!r}")
+    if not isinstance(data.get("printed", False), bool):
+        errors.append(f"printed: must be true or false, not {data['printed']!r}")
     last = data["last_space"]
-    if not isinstance(last, int) or last < 2:
+    if not _is_int(last) or last < 2:
         return [f"last_space: must be an integer of at least 2, not {last!r}"], warnings
     no_landing_below = _int_field(data, "no_landing_below", 6, errors)
-    for key, default in (("satellite_start", 3), ("ufo_start", last)):
-        value = _int_field(data, key, default, errors)
+    if no_landing_below < 0:
+        errors.append(f"no_landing_below: must not be negative, not {no_landing_below}")
+    positions = {
+        "satellite_start": _int_field(data, "satellite_start", 3, errors),
+        "ufo_start": _int_field(data, "ufo_start", last, errors),
+    }
+    for key, value in positions.items():
         if not 0 <= value <= last:
             errors.append(f"{key}: {value} is off the track 0..{last}")
-    _int_field(data, "crash_track_length", 11, errors)
+    if _int_field(data, "crash_track_length", 11, errors) < 1:
+        errors.append("crash_track_length: must be at least 1")
     deep = data.get("deep_space", {})
-    for key in (COMET, GALAXY):
-        if not isinstance(deep.get(key, 0), int):
-            errors.append(f"deep_space.{key}: points must be an integer")
+    if not isinstance(deep, dict):
+        errors.append(f"deep_space: must be a table {{comet, galaxy}}, not {deep!r}")
+    else:
+        for key in (COMET, GALAXY):
+            if not _is_int(deep.get(key, 0)) or deep.get(key, 0) < 0:
+                errors.append(f"deep_space.{key}: points must be a non-negative integer")
     planets = data.get("planets", {})
+    if not isinstance(planets, dict):
+        errors.append("planets: must be a table of planet id -> {gold, silver, bronze}")
+        planets = {}
     for pid, planet in planets.items():
+        if pid in (COMET, GALAXY):
+            errors.append(f"planets.{pid}: {pid!r} is reserved for deep space")
+        if not isinstance(planet, dict):
+            errors.append(f"planets.{pid}: must be a table {{gold, silver, bronze}}")
+            continue
         for medal in ("gold", "silver", "bronze"):
-            if not isinstance(planet.get(medal), int):
+            if not _is_int(planet.get(medal)):
                 errors.append(f"planets.{pid}.{medal}: missing or not an integer")
     if len(planets) != 5:
         warnings.append(f"planets: {len(planets)} planets; the printed mat has 5")
-    _check_spaces(data["spaces"], last, no_landing_below, planets, errors, warnings)
+    spaces = data["spaces"]
+    if not isinstance(spaces, list) or not all(isinstance(space, dict) for space in spaces):
+        errors.append("spaces: must be a list of tables {i, faces, fuel, moons, planet}")
+        return errors, warnings
+    _check_spaces(spaces, last, no_landing_below, planets, errors, warnings)
     return errors, warnings
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    """An integer that is not a boolean (TOML/JSON true is no number of spaces)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _int_field(data: dict[str, Any], key: str, default: int, errors: list[str]) -> int:
     value = data.get(key, default)
-    if not isinstance(value, int):
+    if not _is_int(value):
         errors.append(f"{key}: must be an integer, not {value!r}")
         return default
-    return value
+    return int(value)
 
 
 def _check_spaces(
@@ -140,37 +175,52 @@ def _check_spaces(
         where = f"spaces[{n}] (i={space.get('i')})"
         faces = space.get("faces", [])
         fuel = space.get("fuel")
+        moons = space.get("moons", [])
+        planet = space.get("planet")
+        if not isinstance(faces, list):
+            errors.append(f"{where}: faces must be a list, not {faces!r}")
+            faces = []
+        if not isinstance(moons, list) or not all(isinstance(m, dict) for m in moons):
+            errors.append(f"{where}: moons must be a list of tables {{id, points, body}}")
+            moons = []
+        if planet is not None and not isinstance(planet, str):
+            errors.append(f"{where}: planet must be a planet id, not {planet!r}")
+            planet = None
         if space.get("i") == last:
-            if faces or space.get("moons") or space.get("planet"):
-                errors.append(f"{where}: deep space has no faces, moons or planet")
+            if faces or moons or planet or fuel is not None:
+                errors.append(f"{where}: deep space has no faces, fuel, moons or planet")
             continue
         if not faces:
             errors.append(f"{where}: faces must be a non-empty list")
         bad = [face for face in faces if face not in FACES]
         if bad:
             errors.append(f"{where}: unknown faces {bad}; allowed: {list(FACES)}")
-        has_fuel_value = isinstance(fuel, int) and not isinstance(fuel, bool) and 1 <= fuel <= 3
+        if len(set(map(str, faces))) != len(faces):
+            errors.append(f"{where}: faces {faces} name a face twice")
+        has_fuel_value = _is_int(fuel) and 1 <= fuel <= 3
         if (FUEL in faces) != has_fuel_value:
             errors.append(
                 f"{where}: fuel value must be an integer 1-3 exactly when faces include fuel"
                 f" (faces {faces}, fuel {fuel!r})"
             )
-        moons = space.get("moons", [])
-        planet = space.get("planet")
-        if isinstance(space.get("i"), int) and space["i"] < no_landing_below and (moons or planet):
+        if _is_int(space.get("i")) and space["i"] < no_landing_below and (moons or planet):
             errors.append(f"{where}: spaces below {no_landing_below} have no moons or planets")
         if planet is not None and planet not in planets:
             errors.append(f"{where}: planet {planet!r} is not defined under [planets]")
         for moon in moons:
             mid = moon.get("id")
-            if not isinstance(mid, str) or not isinstance(moon.get("points"), int):
-                errors.append(f"{where}: a moon needs a string id and integer points: {moon}")
+            if (not isinstance(mid, str) or not _is_int(moon.get("points"))
+                    or not isinstance(moon.get("body", ""), str)):
+                errors.append(
+                    f"{where}: a moon needs a string id, integer points and an optional string"
+                    f" body: {moon}"
+                )
             elif mid in seen_targets or mid in planets:
                 errors.append(f"{where}: target id {mid!r} is used twice")
             else:
                 seen_targets.add(mid)
         points = [moon.get("points", 0) for moon in moons]
-        if points != sorted(points, reverse=True):
+        if all(_is_int(p) for p in points) and points != sorted(points, reverse=True):
             warnings.append(f"{where}: moon points {points} are not listed highest first")
 
 

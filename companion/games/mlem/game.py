@@ -98,7 +98,12 @@ class Game:
     ) -> None:
         self.config = config
         self.board = board or load_board(config.board)
-        self.tokens = tokens or load_tokens(self.board, config.tokens)
+        if tokens is None:
+            # only the variants use tokens: a custom board without variants needs no token file
+            # (the shipped missions name the shipped board's moons and would not validate)
+            tokens = (load_tokens(self.board, config.tokens) if config.variants
+                      else TokenSets((), (), ()))
+        self.tokens = tokens
         self._validate()
 
     def _validate(self) -> None:
@@ -136,7 +141,8 @@ class Game:
     def max_score(self) -> int:
         """A declared upper bound on any final score (OpenSpiel's max_utility)."""
         board = self.board
-        best_single = 2 * max([board.comet_points, *(m.points for m in board.moons.values())])
+        best_single = 2 * max([board.comet_points, board.galaxy_points,
+                               *(m.points for m in board.moons.values())])
         bound = len(self.config.astronaut_set) * best_single
         bound += sum(2 * p.gold for p in board.planets.values()) + 4 * GOAL_POINTS
         bound += sum(UFO_TOKEN_VALUES) + sum(t.points for t in self.tokens.exploration) + 10

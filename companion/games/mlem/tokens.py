@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .board import Board, read_data_file
 from .dice import FACES
@@ -65,20 +65,23 @@ class TokenSets:
         return next(t for t in self.exploration if t.id == token_id)
 
 
-def parse_tokens(data: dict[str, Any], board: Board) -> TokenSets:
+def parse_tokens(data: Any, board: Board) -> TokenSets:
     """Build token sets from a parsed file; raises BoardError listing every problem."""
     problems: list[str] = []
+    if not isinstance(data, dict):
+        raise BoardError(["the top level must be a table"])
+    sets = {key: _table_list(data, key, problems) for key in ("expedition", "exploration",
+                                                              "missions")}
     expedition = tuple(
-        _expedition(raw, f"expedition[{n}]", problems)
-        for n, raw in enumerate(data.get("expedition", []))
+        _expedition(raw, f"expedition[{n}]", problems) for n, raw in enumerate(sets["expedition"])
     )
     exploration = tuple(
         _exploration(raw, f"exploration[{n}]", board, problems)
-        for n, raw in enumerate(data.get("exploration", []))
+        for n, raw in enumerate(sets["exploration"])
     )
     targets = set(board.moons) | {m.body for m in board.moons.values()} | set(board.planets)
     missions = []
-    for n, raw in enumerate(data.get("missions", [])):
+    for n, raw in enumerate(sets["missions"]):
         if raw.get("target") not in targets:
             problems.append(f"missions[{n}]: target {raw.get('target')!r} is not on the board")
         missions.append(MissionToken(str(raw.get("id")), str(raw.get("target"))))
@@ -91,17 +94,34 @@ def parse_tokens(data: dict[str, Any], board: Board) -> TokenSets:
     return TokenSets(expedition, exploration, tuple(missions))
 
 
+def _table_list(data: dict[str, Any], key: str, problems: list[str]) -> list[dict[str, Any]]:
+    """The list of tables under `key` (empty if absent); anything else is a problem."""
+    raw = data.get(key, [])
+    if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
+        problems.append(f"{key}: must be a list of tables")
+        return []
+    return raw
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _expedition(raw: dict[str, Any], where: str, problems: list[str]) -> ExpeditionToken:
+    extra = raw.get("extra_faces", [])
+    if not isinstance(extra, list):
+        problems.append(f"{where}: extra_faces must be a list of faces")
+        extra = []
     token = ExpeditionToken(
         id=str(raw.get("id")),
         ufo_move=raw.get("ufo_move", -1),
         dice=raw.get("dice", 0),
         ability=raw.get("ability", ""),
-        extra_faces=tuple(raw.get("extra_faces", [])),
+        extra_faces=tuple(extra),
     )
-    if token.ufo_move not in (0, 1, 2, 3):
+    if not _is_int(token.ufo_move) or token.ufo_move not in (0, 1, 2, 3):
         problems.append(f"{where}: ufo_move must be 0-3")
-    if token.dice not in (4, 5, 6):
+    if not _is_int(token.dice) or token.dice not in (4, 5, 6):
         problems.append(f"{where}: dice must be 4, 5 or 6")
     if token.ability not in UFO_ABILITIES:
         problems.append(f"{where}: ability must be one of {UFO_ABILITIES}")
@@ -121,11 +141,11 @@ def _exploration(
         kind=raw.get("kind", ""),
         points=raw.get("points", 0),
     )
-    if not 1 <= token.space < board.last_space:
+    if not _is_int(token.space) or not 1 <= token.space < board.last_space:
         problems.append(f"{where}: space must be 1..{board.last_space - 1}")
     if token.kind not in EXPLORATION_KINDS:
         problems.append(f"{where}: kind must be one of {EXPLORATION_KINDS}")
-    if (token.kind == "points") != (token.points in (1, 2, 3)):
+    if (token.kind == "points") != (_is_int(token.points) and token.points in (1, 2, 3)):
         problems.append(f"{where}: points (1-3) are given exactly for kind points")
     return token
 
