@@ -72,11 +72,12 @@ class Board:
     planets: dict[str, Planet]
     spaces: tuple[Space, ...]
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    moons: dict[str, Moon] = field(init=False, repr=False, compare=False)
+    """Every moon on the board by id (derived from the spaces)."""
 
-    @property
-    def moons(self) -> dict[str, Moon]:
-        """Every moon on the board by id."""
-        return {moon.id: moon for space in self.spaces for moon in space.moons}
+    def __post_init__(self) -> None:
+        moons = {moon.id: moon for space in self.spaces for moon in space.moons}
+        object.__setattr__(self, "moons", moons)
 
     def target_ids(self) -> set[str]:
         """Every place an astronaut can land: moons, planets, comet, galaxy."""

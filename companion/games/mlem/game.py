@@ -24,6 +24,7 @@ ASTRONAUT_KINDS = (
     "dice_1",
 )
 END_TIMINGS = ("end_of_expedition", "immediate")
+GOAL_CHECKS = ("every_placement", "landing_phase")
 MISSIONS_DEALT = 4
 MISSIONS_KEPT = 3
 EXPLORATION_ON_BOARD = 5
@@ -42,6 +43,10 @@ class RuleOptions:
     """A15: when a player's last astronaut is placed, end at the expedition's end or at once."""
     ufo_reshuffle: bool = True
     """U8/A28: an exhausted expedition pile is reshuffled; otherwise 6 dice, no ability, no move."""
+    goal_check: str = "every_placement"
+    """A13: goals are checked after every placement (the spec's ruling), or, reading the Japanese
+    rulebook literally (「着陸フェイズ中に」, during a landing phase), not after a parachute
+    landing: that astronaut then counts at its owner's next landing-phase placement."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,8 @@ class Game:
             problems.append(f"astronaut_set: unknown kinds {bad_kinds}")
         if config.rules.end_timing not in END_TIMINGS:
             problems.append(f"end_timing must be one of {END_TIMINGS}")
+        if config.rules.goal_check not in GOAL_CHECKS:
+            problems.append(f"goal_check must be one of {GOAL_CHECKS}")
         if "missions" in config.variants and len(self.tokens.missions) < MISSIONS_DEALT * n:
             problems.append(f"missions: {MISSIONS_DEALT * n} tokens needed for {n} players")
         if "ufo" in config.variants and not self.tokens.expedition:

@@ -94,10 +94,7 @@ def roll_setup(state: State) -> RollSetup:
     if state.phase is Phase.ROLL:
         context = state.travel_context()
     elif state.phase is Phase.LANDING:
-        probe = state.clone()  # the engine computes units for `departure`; ask it about `space`
-        probe.departure = probe.space
-        probe.roll = ()
-        context = probe.travel_context()
+        context = state.travel_context(departure=state.space)
     else:
         raise OddsError(
             f"no roll to give odds for: the state waits for {state.expecting()}"

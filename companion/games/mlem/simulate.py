@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -56,29 +55,10 @@ def sample_roll(available: int, rng: random.Random) -> Roll:
 
 def sample_draw(state: State, rng: random.Random) -> Draw:
     """A uniform token draw from the pile the state draws from (as in `chance_outcomes()`)."""
-    phase = state.phase
-    if phase is Phase.DEAL_MISSIONS:
-        pile = state.mission_pile
-    elif phase is Phase.REVEAL_EXPEDITION:
-        pile = state.ufo_pile
-    elif phase is Phase.REVEAL_EXPLORATION:
-        spaces = _exploration_spaces(state.game)
-        taken = state.explore_on_board
-        pile = [tid for tid in state.explore_pile if spaces[tid] not in taken]
-    else:
+    pile = state.draw_pile()
+    if not pile:
         raise ValueError(f"not a token draw: the state waits for {state.expecting()}")
-    return Draw(rng.choice(sorted(pile)))
-
-
-_SPACES_BY_GAME: weakref.WeakKeyDictionary[Game, dict[str, int]] = weakref.WeakKeyDictionary()
-
-
-def _exploration_spaces(game: Game) -> dict[str, int]:
-    """Token id -> printed space (the engine looks tokens up by a linear scan each time)."""
-    spaces = _SPACES_BY_GAME.get(game)
-    if spaces is None:
-        spaces = _SPACES_BY_GAME[game] = {t.id: t.space for t in game.tokens.exploration}
-    return spaces
+    return Draw(rng.choice(pile))
 
 
 def sample_chance(state: State, rng: random.Random) -> Action:

@@ -70,6 +70,9 @@ class Phase(Enum):
     PARACHUTE = "parachute"  # after a crash, a parachute astronaut lands or returns
     GAME_OVER = "game_over"
 
+    # Members are singletons: identity hashing is exact, and C-fast in the hot loop.
+    __hash__ = object.__hash__
+
 
 CHANCE_PHASES = frozenset(
     {Phase.DEAL_MISSIONS, Phase.REVEAL_EXPLORATION, Phase.REVEAL_EXPEDITION, Phase.ROLL}
@@ -98,6 +101,8 @@ class State:
         self.departure = 0
         self.available = DICE_IN_GAME
         self.roll: tuple[str, ...] = ()
+        self._choice: TravelContext | None = None
+        """The units of the roll being chosen from (phase CHOOSE only): fixed until it ends."""
         self.crash_count = 0
         self.supply: list[dict[str, int]] = [dict(kinds) for _ in range(n)]
         self.dice1_used: set[int] = set()
@@ -177,14 +182,20 @@ class State:
         phase = self.phase
         if phase is Phase.ROLL:
             return [(Roll(faces), p) for faces, p in roll_distribution(self.available)]
-        pile = {
-            Phase.DEAL_MISSIONS: self.mission_pile,
-            Phase.REVEAL_EXPEDITION: self.ufo_pile,
-            Phase.REVEAL_EXPLORATION: self._revealable_exploration(),
-        }.get(phase)
-        if pile is None:
+        pile = self.draw_pile()
+        if not pile:
             return []
-        return [(Draw(token), Fraction(1, len(pile))) for token in sorted(pile)]
+        return [(Draw(token), Fraction(1, len(pile))) for token in pile]
+
+    def draw_pile(self) -> list[str]:
+        """At a token draw, the tokens that can come up (sorted); empty elsewhere."""
+        if self.phase is Phase.DEAL_MISSIONS:
+            return sorted(self.mission_pile)
+        if self.phase is Phase.REVEAL_EXPEDITION:
+            return sorted(self.ufo_pile)
+        if self.phase is Phase.REVEAL_EXPLORATION:
+            return sorted(self._revealable_exploration())
+        return []
 
     def apply_action(self, action: Action | str) -> None:
         """Apply a legal action (or its text form).
@@ -256,9 +267,13 @@ class State:
             Phase.PARACHUTE: f"{who} to land by parachute or return",
         }[phase]
 
-    def travel_context(self) -> TravelContext:
-        """The units available for the current roll (phase CHOOSE) or the next one."""
-        space = self.game.board.spaces[self.departure]
+    def travel_context(self, departure: int | None = None) -> TravelContext:
+        """The units of the current roll (phase CHOOSE), or of a roll from `departure`."""
+        if departure is None:
+            if self._choice is not None:
+                return self._choice
+            departure = self.departure
+        space = self.game.board.spaces[departure]
         token = self._ufo_token()
         ability_ready = token is not None and not self.ufo_ability_used
         extra: tuple[str, ...] = ()
@@ -269,7 +284,7 @@ class State:
             dice1 = tuple(sorted(seat for seat, kind in self.rocket
                                  if kind == DICE_1 and seat not in self.dice1_used))
         return TravelContext(
-            space=self.departure,
+            space=departure,
             allowed=space.faces,
             fuel_value=space.fuel,
             roll=self.roll,
@@ -380,7 +395,7 @@ class State:
     def _start_roll(self) -> None:
         self.phase = Phase.ROLL
         self.departure = self.space
-        self.roll = ()
+        self.roll, self._choice = (), None
 
     def _apply_roll(self, action: Roll) -> None:
         if len(action.faces) != self.available:
@@ -391,6 +406,7 @@ class State:
         context = self.travel_context()
         if context.has_units() or self.reroll_available():
             self.phase = Phase.CHOOSE
+            self._choice = context
         else:
             self._crash()
 
@@ -415,7 +431,7 @@ class State:
             raise IllegalActionError("no unused UFO reroll ability")
         self.ufo_ability_used = True
         self.phase = Phase.ROLL
-        self.roll = ()
+        self.roll, self._choice = (), None
 
     def _apply_crash(self, _action: Crash) -> None:
         context = self.travel_context()
@@ -437,7 +453,7 @@ class State:
             if self.available == 0:
                 self.available = 1  # the one die that always comes back (R-V5)
         self.dice1_used.update(move.dice1)
-        self.roll = ()
+        self.roll, self._choice = (), None
         self._end_of_travel()
 
     def _end_of_travel(self) -> None:
@@ -549,7 +565,7 @@ class State:
 
     def _crash(self) -> None:
         self.crash_count = min(self.crash_count + 1, self.game.board.crash_track_length)
-        self.roll = ()
+        self.roll, self._choice = (), None
         self.phase = Phase.PARACHUTE
         self.pending = [seat for seat, kind in self.rocket if kind == PARACHUTE_KIND]
         self._next_decision()
@@ -568,8 +584,10 @@ class State:
         else:
             self.moon_occupant[target] = seat
             self.moon_points[seat] += board.moons[target].points * (2 if kind == MOON_X2 else 1)
-        for goal in goals_met(board, self.placements, seat):
-            self.goals.setdefault(goal, seat)
+        literal = self.game.config.rules.goal_check == "landing_phase"
+        if not (literal and self.phase is Phase.PARACHUTE):
+            for goal in goals_met(board, self.placements, seat):
+                self.goals.setdefault(goal, seat)
         if (self.game.config.rules.end_timing == "immediate"
                 and self._all_placed(seat)):
             self._finish(f"{self.game.config.players[seat]} placed every astronaut")

@@ -6,7 +6,7 @@ correct (MLEM-SPEC.md section 7). Each set is validated against the board in use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -57,12 +57,29 @@ class TokenSets:
     expedition: tuple[ExpeditionToken, ...]
     exploration: tuple[ExplorationToken, ...]
     missions: tuple[MissionToken, ...]
+    _by_id: dict[str, ExpeditionToken | ExplorationToken | MissionToken] = field(
+        init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tokens: list[ExpeditionToken | ExplorationToken | MissionToken] = [
+            *self.expedition, *self.exploration, *self.missions]
+        index = {t.id: t for t in tokens}
+        object.__setattr__(self, "_by_id", index)
 
     def expedition_by_id(self, token_id: str) -> ExpeditionToken:
-        return next(t for t in self.expedition if t.id == token_id)
+        token = self._by_id[token_id]
+        assert isinstance(token, ExpeditionToken)
+        return token
 
     def exploration_by_id(self, token_id: str) -> ExplorationToken:
-        return next(t for t in self.exploration if t.id == token_id)
+        token = self._by_id[token_id]
+        assert isinstance(token, ExplorationToken)
+        return token
+
+    def mission_by_id(self, token_id: str) -> MissionToken:
+        token = self._by_id[token_id]
+        assert isinstance(token, MissionToken)
+        return token
 
 
 def parse_tokens(data: Any, board: Board) -> TokenSets:

@@ -7,7 +7,7 @@ allowed), or the UFO's extra dice; a move is any non-empty set of units (R-V2, R
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from .actions import Move
@@ -29,11 +29,13 @@ class TravelContext:
     """UFO extra faces usable here (token faces the space allows); empty if none or spent."""
     keep_available: bool
 
-    @property
-    def groups(self) -> dict[str, int]:
-        """Usable rolled groups: face -> number of dice, in canonical order."""
+    groups: dict[str, int] = field(init=False, compare=False)
+    """Usable rolled groups: face -> number of dice, in canonical order (derived from the roll)."""
+
+    def __post_init__(self) -> None:
         counts = Counter(self.roll)
-        return {face: counts[face] for face in FACES if counts[face] and face in self.allowed}
+        groups = {face: counts[face] for face in FACES if counts[face] and face in self.allowed}
+        object.__setattr__(self, "groups", groups)
 
     @property
     def ability_units(self) -> int:

@@ -701,6 +701,24 @@ def test_tc26_goal_by_parachute() -> None:
     assert state.goals == {"crowd": red}
 
 
+def test_tc26_literal_rulebook_reading_waits_for_a_landing_phase() -> None:
+    """With goal_check=landing_phase (JA: goals are claimed 「着陸フェイズ中に」), the parachute
+    landing of TC-26 claims nothing; Red's next landing-phase placement claims G3."""
+    state = new_state(make_board(_goal_board()), starter="Red", goal_check="landing_phase")
+    blue, red = seat(state, "Blue"), seat(state, "Red")
+    for _ in range(2):
+        expedition(state, 10, {red: "P3"})
+    takeoff(state, "parachute", "parachute")
+    reach(state, 10)
+    play(state, "stay", "stay")
+    play(state, "roll 3 3 3 4 4 4")
+    play(state, "land P3", "stay")
+    assert state.goals == {}
+    expedition(state, 10, {red: "P3"})
+    assert state.goals == {"crowd": red}
+    assert blue not in state.goals.values()
+
+
 # ---------------------------------------------------------------------- game end: TC-27, 28
 
 
