@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -274,11 +275,21 @@ def read_data_file(path: Path) -> dict[str, Any]:
     return data
 
 
+def read_source(folder: str, source: str | Path) -> dict[str, Any]:
+    """The parsed data of a shipped file by name (in `folder`) or of any file by path."""
+    path = Path(source)
+    if path.suffix:
+        return read_data_file(path)
+    return _read_shipped(folder, str(source))
+
+
+@cache
+def _read_shipped(folder: str, name: str) -> dict[str, Any]:
+    """Shipped files never change, so each is parsed once (the parsers do not mutate it)."""
+    with resources.as_file(resources.files(_PACKAGE) / folder / f"{name}.toml") as path:
+        return read_data_file(path)
+
+
 def load_board(source: str | Path = DEFAULT_BOARD) -> Board:
     """Load a shipped board by name (e.g. "reconstruction") or a board file by path."""
-    path = Path(source)
-    if not path.suffix:
-        shipped = resources.files(_PACKAGE) / "boards" / f"{source}.toml"
-        with resources.as_file(shipped) as p:
-            return parse_board(read_data_file(p))
-    return parse_board(read_data_file(path))
+    return parse_board(read_source("boards", source))

@@ -19,3 +19,11 @@ class BoardError(RulesError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("; ".join(problems))
         self.problems = problems
+
+
+class SetupError(RulesError):
+    """A game setup that is malformed; `key` names the offending setup key."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"setup: {message}")
+        self.key = key

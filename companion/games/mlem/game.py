@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from .board import Board, load_board
-from .errors import RulesError
+from .errors import RulesError, SetupError
 from .tokens import TokenSets, load_tokens
 
 if TYPE_CHECKING:
@@ -72,24 +72,55 @@ class GameConfig:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameConfig:
-        """Build a config from its JSON form; unknown keys are an error, not silently ignored."""
-        known = {"players", "starter", "variants", "board", "tokens", "astronaut_set", "rules"}
-        unknown = set(data) - known
-        if unknown:
-            raise RulesError(f"unknown setup keys: {sorted(unknown)}")
-        try:
-            rules = RuleOptions(**data.get("rules", {}))
-            return cls(
-                players=tuple(data["players"]),
-                starter=data.get("starter", 0),
-                variants=frozenset(data.get("variants", ())),
-                board=data.get("board", "reconstruction"),
-                tokens=data.get("tokens", "reconstruction"),
-                astronaut_set=tuple(data.get("astronaut_set", ASTRONAUT_KINDS)),
-                rules=rules,
-            )
-        except (KeyError, TypeError) as exc:
-            raise RulesError(f"malformed setup: {exc}") from exc
+        """Build a config from its JSON form, checking every key's type.
+
+        :raises SetupError: an unknown key or a value of the wrong type, naming the key.
+        """
+        if not isinstance(data, dict):
+            raise SetupError("", "the setup must be an object")
+        defaults = cls(players=())
+        expected: dict[str, tuple[type, Any]] = {
+            "players": (list, None),
+            "starter": (int, defaults.starter),
+            "variants": (list, []),
+            "board": (str, defaults.board),
+            "tokens": (str, defaults.tokens),
+            "astronaut_set": (list, list(defaults.astronaut_set)),
+            "rules": (dict, {}),
+        }
+        for key in data:
+            if key not in expected:
+                raise SetupError(key, f"unknown key {key!r}; known: {sorted(expected)}")
+        if "players" not in data:
+            raise SetupError("players", "'players' is missing")
+        values: dict[str, Any] = {}
+        for key, (kind, default) in expected.items():
+            value = data.get(key, default)
+            if type(value) is not kind or (
+                    kind is list and not all(isinstance(item, str) for item in value)):
+                raise SetupError(key, f"{key} has the wrong type: {value!r}")
+            values[key] = value
+        return cls(
+            players=tuple(values["players"]),
+            starter=values["starter"],
+            variants=frozenset(values["variants"]),
+            board=values["board"],
+            tokens=values["tokens"],
+            astronaut_set=tuple(values["astronaut_set"]),
+            rules=_rules_from_json(values["rules"]),
+        )
+
+
+def _rules_from_json(data: dict[str, Any]) -> RuleOptions:
+    defaults = RuleOptions()
+    known = {f.name: type(getattr(defaults, f.name)) for f in fields(RuleOptions)}
+    for key, value in data.items():
+        if key not in known:
+            raise SetupError("rules", f"unknown rule {key!r}; known: {sorted(known)}")
+        if type(value) is not known[key]:
+            raise SetupError("rules", f"rule {key} must be a {known[key].__name__},"
+                             f" not {value!r}")
+    return RuleOptions(**data)
 
 
 class Game:

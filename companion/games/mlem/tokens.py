@@ -7,17 +7,15 @@ correct (MLEM-SPEC.md section 7). Each set is validated against the board in use
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from .board import Board, read_data_file
+from .board import Board, read_source
 from .dice import FACES
 from .errors import BoardError
 
 UFO_ABILITIES = ("extra_dice", "keep_dice", "reroll")
 EXPLORATION_KINDS = ("points", "dice_recovery", "tunnel")
-_PACKAGE = "companion.games.mlem"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +167,4 @@ def _exploration(
 
 def load_tokens(board: Board, source: str | Path = "reconstruction") -> TokenSets:
     """Load a shipped token file by name or a token file by path."""
-    path = Path(source)
-    if not path.suffix:
-        with resources.as_file(resources.files(_PACKAGE) / "tokens" / f"{source}.toml") as p:
-            return parse_tokens(read_data_file(p), board)
-    return parse_tokens(read_data_file(path), board)
+    return parse_tokens(read_source("tokens", source), board)
