@@ -6,16 +6,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .commands import board, demo, replay, simulate
+from .commands import board, replay, run, simulate, transcript
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion",
-        description="MLEM: Space Agency table companion. With no command: the demo.",
+        description="MLEM: Space Agency table companion. With no command: `companion run`"
+        " (the demo on a machine without a Pi).",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (demo, board, replay, simulate):
+    for module in (run, board, replay, simulate, transcript):
         module.register(subparsers)
     try:
         from vision import cli as vision_cli
@@ -30,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["demo"])
+        args = parser.parse_args(["run"])
     try:
         result: int = args.handler(args)
     except BrokenPipeError:  # `companion ... | head`

@@ -1,4 +1,4 @@
-"""`companion simulate` and `companion demo` from the command line, plus the narration they use."""
+"""`companion simulate` and `companion transcript` from the command line, plus the narration."""
 
 from __future__ import annotations
 
@@ -62,31 +62,36 @@ def test_simulate_refuses_bad_setups(
     assert message in out
 
 
-def test_demo_tells_a_whole_game(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys, "demo", "--seed", "3", "--players", "3")
+def test_transcript_tells_a_whole_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "transcript", "--seed", "3", "--players", "3")
     assert code == 0
-    assert out.startswith("MLEM: Space Agency, demo game (seed 3)")
+    assert out.startswith("MLEM: Space Agency, simulated game (seed 3)")
     assert "== Expedition 1:" in out and " rolls " in out and " moves " in out
     assert "Game over:" in out and "Final score" in out and "Winner" in out
-    _, again = run(capsys, "demo", "--seed", "3", "--players", "3")
+    _, again = run(capsys, "transcript", "--seed", "3", "--players", "3")
     assert again == out
 
 
-def test_demo_is_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys)
-    assert code == 0 and "Final score" in out
+def test_run_is_the_default_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bare `companion` is `companion run` (the demo off a Pi), which serves until stopped."""
+    from companion.commands import run as run_module
+
+    seen: list[str] = []
+    monkeypatch.setattr(run_module, "run_command", lambda args: seen.append(args.command) or 0)
+    assert main([]) == 0
+    assert seen == ["run"]
 
 
-def test_demo_json_is_the_final_state(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys, "demo", "--seed", "2", "--json", "--variants", "none")
+def test_transcript_json_is_the_final_state(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "transcript", "--seed", "2", "--json", "--variants", "none")
     assert code == 0
     data = json.loads(out)
     assert data["phase"] == "game_over" and data["winners"] and data["end_reason"]
     assert data["ufo"] is None
 
 
-def test_demo_refuses_bad_players(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys, "demo", "--players", "1")
+def test_transcript_refuses_bad_players(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "transcript", "--players", "1")
     assert code == 2 and "1 players" in out
 
 

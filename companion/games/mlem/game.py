@@ -95,9 +95,9 @@ class GameConfig:
             raise SetupError("players", "'players' is missing")
         values: dict[str, Any] = {}
         for key, (kind, default) in expected.items():
-            value = data.get(key, default)
+            value: Any = data.get(key, default)
             if type(value) is not kind or (
-                    kind is list and not all(isinstance(item, str) for item in value)):
+                    isinstance(value, list) and not all(isinstance(i, str) for i in value)):
                 raise SetupError(key, f"{key} has the wrong type: {value!r}")
             values[key] = value
         return cls(

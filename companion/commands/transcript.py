@@ -1,7 +1,7 @@
-"""`companion demo`: a complete game played by bots, told expedition by expedition.
+"""`companion transcript`: a complete game played by bots, told expedition by expedition.
 
-This is what `make run` shows until the hardware daemon exists. The dice are simulated and seeded,
-so a seed always tells the same game.
+Rules only: no camera, no buttons, no web page (that is `companion demo`). The dice are simulated
+and seeded, so a seed always tells the same game.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ DEFAULT_BOTS = ("greedy", "cautious", "random")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("demo", help="watch bots play a complete game (narrated)")
+    parser = subparsers.add_parser(
+        "transcript", help="bots play a complete game on the rules core alone, narrated")
     parser.add_argument("--players", type=int, default=4, help="2 to 5 (default 4)")
     parser.add_argument("--seed", type=int, default=1, help="the dice seed (default 1)")
     parser.add_argument("--variants", default="all",
@@ -39,13 +40,13 @@ def run(args: argparse.Namespace) -> int:
         game = Game(GameConfig(players=seat_names(args.players), variants=frozenset(variants)))
         bots = [make_bot(name) for name in names]
     except (RulesError, ValueError) as exc:
-        print(f"demo: {exc}")
+        print(f"transcript: {exc}")
         return 2
     lines: list[str] = []
     if not args.json:
         seats = ", ".join(f"{player} ({bot})" for player, bot in zip(
             game.config.players, names, strict=True))
-        lines.append(f"MLEM: Space Agency, demo game (seed {args.seed})")
+        lines.append(f"MLEM: Space Agency, simulated game (seed {args.seed})")
         lines.append(f"Players: {seats}; variants: {', '.join(sorted(variants)) or 'none'}")
     final = play_game(game, bots, random.Random(args.seed),
                       None if args.json else _Narrator(lines))
