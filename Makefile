@@ -2,10 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Raspberry Pi OS Bookworm ships these from apt (python3-opencv, python3-numpy): the vision code
-# is tested against them too, in a second environment.
+# Raspberry Pi OS Bookworm ships these from apt (python3-opencv, python3-numpy, python3-pil):
+# the vision and hardware code is tested against them too, in a second environment.
 PI_VENV ?= .venv-pi
-PI_PINS := numpy==1.24.4 opencv-python-headless==4.6.0.66
+PI_PINS := numpy==1.24.4 opencv-python-headless==4.6.0.66 Pillow==9.4.0
 
 .PHONY: run test test-fast test-pi-versions lint bench clean
 
@@ -17,7 +17,7 @@ $(BIN)/companion: pyproject.toml
 
 $(PI_VENV)/bin/pytest: pyproject.toml
 	$(PYTHON) -m venv $(PI_VENV)
-	$(PI_VENV)/bin/pip install --quiet $(PI_PINS) pytest hypothesis
+	$(PI_VENV)/bin/pip install --quiet $(PI_PINS) segno gpiozero luma.oled pytest hypothesis
 	$(PI_VENV)/bin/pip install --quiet --no-deps -e .
 	touch $@
 
@@ -34,9 +34,9 @@ test: lint $(PI_VENV)/bin/pytest
 test-fast: lint
 	$(BIN)/pytest -n 2 -m 'not slow'
 
-## The vision tests on Raspberry Pi OS's OpenCV 4.6 and NumPy 1.24.
+## The vision and hardware tests on Raspberry Pi OS's OpenCV 4.6, NumPy 1.24 and Pillow 9.4.
 test-pi-versions: $(PI_VENV)/bin/pytest
-	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider tests/vision
+	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider tests/vision tests/hardware
 
 lint: $(BIN)/companion
 	$(BIN)/ruff check .

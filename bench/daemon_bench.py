@@ -29,9 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.commands.run import build_drivers, mock_buttons  # noqa: E402
 from companion.config import demo_config  # noqa: E402
-from companion.daemon import Daemon  # noqa: E402
+from companion.daemon import Daemon, build_drivers, mock_buttons  # noqa: E402
 from companion.games.mlem import GameConfig  # noqa: E402
 from companion.games.mlem.simulate import DIE_SIDES  # noqa: E402
 from companion.sdnotify import Notifier  # noqa: E402

@@ -6,6 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from vision import cli as vision_cli
+
 from .commands import board, replay, run, simulate, transcript
 
 
@@ -18,12 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (run, board, replay, simulate, transcript):
         module.register(subparsers)
-    try:
-        from vision import cli as vision_cli
-    except ImportError:  # the vision extra (OpenCV, NumPy) is not installed
-        pass
-    else:
-        vision_cli.add_subparser(subparsers)
+    vision_cli.add_subparser(subparsers)
     return parser
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import tempfile
 import tomllib
 import types
 import typing
@@ -25,7 +26,7 @@ from typing import Any, Union
 SYSTEM_CONFIG = Path("/etc/mlem-companion/config.toml")
 STATE_DIRECTORY = Path("/var/lib/mlem-companion")
 DB_NAME = "mlem-companion.db"
-DEMO_DB = Path("mlem-companion.db")
+DEMO_DB_NAME = "demo.db"
 
 CAMERA_KINDS = ("picamera", "usb", "folder", "simulated", "none")
 DISPLAY_DRIVERS = ("ssd1306", "sh1106", "dummy", "none")
@@ -93,6 +94,8 @@ class ButtonsSection:
     ok: int = 17
     next: int = 27
     back: int = 22
+    undo: int = 0
+    """An optional fourth button that undoes at once (0 = none; holding BACK always undoes)."""
     hold_time: float = 1.0
     bounce_time: float = 0.03
 
@@ -145,16 +148,28 @@ class Config:
     demo: DemoSection = field(default_factory=DemoSection)
 
     def store_path(self, demo: bool = False) -> Path:
-        """The database: the configured path, systemd's StateDirectory, or ./ in the demo."""
+        """The database: the configured path, systemd's StateDirectory, or the user's state
+        directory in the demo (never the working directory, which may be a checkout)."""
         if self.store.path:
             return Path(self.store.path)
         if demo:
-            return DEMO_DB
+            return demo_state_dir() / DEMO_DB_NAME
         state_dir = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
         return Path(state_dir or STATE_DIRECTORY) / DB_NAME
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def demo_state_dir() -> Path:
+    """$XDG_STATE_HOME/mlem-companion (~/.local/state/mlem-companion), else the temp folder."""
+    xdg = os.environ.get("XDG_STATE_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "mlem-companion"
+    try:
+        return Path.home() / ".local" / "state" / "mlem-companion"
+    except RuntimeError:  # no home directory (a system user)
+        return Path(tempfile.gettempdir()) / "mlem-companion"
 
 
 def demo_config(base: Config | None = None) -> Config:
@@ -296,8 +311,10 @@ def _check_pins(config: Config) -> list[str]:
     buttons = config.buttons
     problems: list[str] = []
     seen: dict[int, str] = {}
-    for name in ("ok", "next", "back"):
+    for name in ("ok", "next", "back", "undo"):
         pin = getattr(buttons, name)
+        if name == "undo" and pin == 0:
+            continue  # no fourth button
         path = f"buttons.{name}"
         if pin not in BCM_PINS:
             problems.append(f"{path}: GPIO{pin} is not a header GPIO (BCM 2 to 27)")
@@ -310,6 +327,9 @@ def _check_pins(config: Config) -> list[str]:
         problems.append(f"buttons.hold_time: 0.1 to 10 seconds, got {buttons.hold_time}")
     if not 0 <= buttons.bounce_time <= 1:
         problems.append(f"buttons.bounce_time: 0 to 1 second, got {buttons.bounce_time}")
+    elif buttons.bounce_time >= buttons.hold_time:
+        problems.append(f"buttons.bounce_time: must be shorter than buttons.hold_time "
+                        f"({buttons.hold_time} s), got {buttons.bounce_time}")
     return problems
 
 

@@ -1,24 +1,24 @@
-"""Plain-English narration of MLEM actions, for the demo transcript and later the table service.
+"""Plain-English narration of MLEM actions, for the demo transcript.
 
-`describe(before, action)` says what an action did: the choice itself, then what followed from it,
-read off the difference between the state before and after (points, goals, UFO and exploration
-tokens, crashes, the automatic deep-space landings, the end of the expedition or of the game).
-Secret missions stay secret: deals and discards never name the token.
+`describe(before, action)` says what an action did: the choice itself, then what followed from it.
+What followed (points, goals, UFO and exploration tokens, crashes and parachutes, the automatic
+deep-space landings, the end of the expedition or of the game) is told from `companion.events`,
+the one place that reads the state difference; this module only chooses the words. Secret
+missions stay secret: deals and discards never name the token.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
+from companion.events import Event, events_between, plural
 from companion.games.mlem import (
     Action,
     Crash,
     Discard,
     Draw,
-    Land,
-    Move,
     Phase,
-    Place,
     Reroll,
     Roll,
     State,
@@ -28,7 +28,6 @@ from companion.games.mlem.board import COMET, GALAXY
 from companion.games.mlem.dice import FACES, FUEL
 from companion.games.mlem.game import MISSIONS_DEALT
 from companion.games.mlem.odds import next_roll_odds
-from companion.games.mlem.scoring import Placement
 
 
 def describe(before: State, action: Action, after: State | None = None) -> str:
@@ -36,8 +35,12 @@ def describe(before: State, action: Action, after: State | None = None) -> str:
     if after is None:
         after = before.clone()
         after.apply_action(action)
-    lines = [_choice(before, action, after)]
-    lines.extend(_consequences(before, action, after))
+    events = events_between(before, action, after)
+    first: dict[str, Event] = {}
+    for event in events:
+        first.setdefault(event.name, event)
+    lines = [_choice(before, action, first)]
+    lines.extend(_consequence(after, event) for event in events)
     return "\n".join(line for line in lines if line)
 
 
@@ -49,60 +52,53 @@ def _kind(kind: str) -> str:
     return kind.replace("_", " ").replace("plus minus 1", "+/-1")
 
 
-def _points(n: int) -> str:
-    return f"{n} point{'s' if n != 1 else ''}"
-
-
 def _faces(faces: tuple[str, ...] | list[str]) -> str:
     return " ".join(faces) if faces else "nothing"
 
 
-def _choice(before: State, action: Action, after: State) -> str:
-    """The sentence for the action itself."""
-    board = before.game.board
-    phase = before.phase
+def _choice(before: State, action: Action, events: dict[str, Event]) -> str:
+    """The sentence for the action itself (`events`: the first event of each name)."""
     if isinstance(action, Draw):
         return _draw(before, action)
     if isinstance(action, Discard):
         return f"{_name(before, before.pending[0])} discards one mission and keeps three secret."
-    if isinstance(action, Place):
-        seat = before.pending[0]
-        role = " as captain" if not before.rocket else ""
-        text = f"{_name(before, seat)} puts {_kind(action.kind)} aboard{role}."
-        if after.phase is not Phase.PLACE and after.departure:
-            text += f" The satellite starts the rocket on space {after.departure}."
+    if "placed" in events:
+        placed = events["placed"].data
+        role = " as captain" if placed["captain"] else ""
+        text = f"{_name(before, placed['seat'])} puts {_kind(placed['kind'])} aboard{role}."
+        if "launched" in events:
+            text += f" The satellite starts the rocket on space {events['launched'].data['space']}."
         return text
     if isinstance(action, Roll):
-        return _roll(before, action, after)
-    if isinstance(action, Move):
-        context = before.travel_context()
-        parts = [f"{face}" for face in action.dice]
-        parts += [f"dice-1 of {_name(before, s)}" for s in action.dice1]
-        if action.ufo:
-            parts.append("UFO extra dice")
-        distance = context.distance(action)
-        arrive = min(before.departure + distance, board.last_space)
-        text = (f"{_name(before, before.captain or 0)} moves {distance} with {' + '.join(parts)}:"
-                f" space {before.departure} -> {arrive}")
-        if arrive == board.last_space:
-            text += " (deep space)"
-        dice = "kept by the UFO ability" if action.keep else (
-            f"{before.available} -> {after.available}" if after.phase is not Phase.GAME_OVER
-            else "")
-        return text + (f"; dice {dice}." if dice else ".")
+        return _roll(before, action, events)
+    if "moved" in events:
+        return _move(before, events["moved"].data, "game_over" in events)
     if isinstance(action, Reroll):
         return f"{_name(before, before.captain or 0)} uses the UFO reroll."
     if isinstance(action, Crash):
         captain = _name(before, before.captain or 0)
         return f"{captain} declines the ability dice: the rocket crashes."
-    if isinstance(action, Land):
-        return ""  # the placement itself is reported with its points below
     if isinstance(action, Stay):
         seat = before.pending[0]
-        if phase is Phase.PARACHUTE:
+        if before.phase is Phase.PARACHUTE:
             return f"{_name(before, seat)} does not open the parachute and returns to supply."
         return f"{_name(before, seat)} stays aboard."
-    return str(action)
+    return ""  # a landing: the placement itself is told with its points
+
+
+def _move(before: State, moved: dict[str, Any], game_over: bool) -> str:
+    parts = [str(face) for face in moved["dice"]]
+    parts += [f"dice-1 of {_name(before, s)}" for s in moved["dice1"]]
+    if moved["ufo"]:
+        parts.append("UFO extra dice")
+    captain = _name(before, moved["seat"] or 0)
+    text = (f"{captain} moves {moved['distance']} with {' + '.join(parts)}:"
+            f" space {moved['from']} -> {moved['to']}")
+    if moved["deep_space"]:
+        text += " (deep space)"
+    dice = "kept by the UFO ability" if moved["keep"] else (
+        "" if game_over else f"{moved['dice_before']} -> {moved['dice_after']}")
+    return text + (f"; dice {dice}." if dice else ".")
 
 
 def _draw(before: State, action: Draw) -> str:
@@ -119,11 +115,11 @@ def _draw(before: State, action: Draw) -> str:
                  else "the UFO stays put afterwards")
         return f"Expedition token {t.id}: {t.dice} dice, ability {ability}, {moves}."
     e = tokens.exploration_by_id(action.token)
-    what = _points(e.points) if e.kind == "points" else e.kind.replace("_", " ")
+    what = plural(e.points, "point") if e.kind == "points" else e.kind.replace("_", " ")
     return f"Exploration token ({what}) revealed on space {e.space}."
 
 
-def _roll(before: State, action: Roll, after: State) -> str:
+def _roll(before: State, action: Roll, events: dict[str, Event]) -> str:
     space = before.game.board.spaces[before.departure]
     allowed = ", ".join(f if f != FUEL else f"fuel={space.fuel}" for f in FACES
                         if f in space.faces)
@@ -131,9 +127,9 @@ def _roll(before: State, action: Roll, after: State) -> str:
     crash = next_roll_odds(before).crash
     text = (f"{captain} rolls {_faces(action.faces)} on space {before.departure}"
             f" ({allowed}; crash chance {_percent(crash)})")
-    if after.crash_count > before.crash_count:
+    if "crashed" in events:
         return text + ": nothing usable."
-    if after.phase is Phase.CHOOSE and not after.travel_context().has_units():
+    if events["roll_read"].data["only_reroll"]:
         return text + ": nothing usable, but a reroll is at hand."
     return text + "."
 
@@ -145,61 +141,41 @@ def _percent(p: Fraction) -> str:
     return f"{min(max(round(100 * p), 1), 99)}%"
 
 
-def _placement(state: State, p: Placement) -> str:
+def _consequence(after: State, event: Event) -> str:
+    """The sentence for one thing that followed from the action ("" if the choice told it)."""
+    data = event.data
+    if event.name == "landed":
+        return _landing(after, data)
+    if event.name == "goal_claimed":
+        goal = data["goal"].replace("_", " ")
+        return f"{_name(after, data['seat'])} claims the {goal} goal (+5)."
+    if event.name == "reward" and data["kind"] == "ufo":
+        return f"The rocket meets the UFO: {_name(after, data['seat'])} takes its" \
+               f" {data['points']} token."
+    if event.name in ("explored", "dice_removed"):
+        return event.text + "."
+    if event.name == "crashed":
+        parachutes = [_name(after, seat) for seat in data["parachutes"]]
+        if parachutes:
+            return (f"{event.text}: {' and '.join(parachutes)} may open the parachute;"
+                    " everyone else aboard returns to supply.")
+        return f"{event.text}: everyone aboard returns to supply."
+    if event.name == "expedition_over" and data["next"] > data["expedition"]:
+        return f"Expedition {data['expedition']} is over."
+    if event.name == "game_over":
+        return f"Game over: {data['reason']}."
+    return ""  # told with the choice (placed, launched, roll_read, moved) or by `explored`
+
+
+def _landing(state: State, landed: dict[str, Any]) -> str:
     board = state.game.board
-    who = f"{_name(state, p.seat)}'s {_kind(p.kind)}"
-    if p.target in (COMET, GALAXY):
-        points = board.comet_points if p.target == COMET else board.galaxy_points
-        points *= 2 if p.kind == "deep_space_x2" else 1
-        return f"{who} lands on the {p.target} (+{points})."
-    if p.target in board.planets:
-        return f"{who} lands on planet {p.target} (scored at the end by majority)."
-    points = board.moons[p.target].points * (2 if p.kind == "moon_x2" else 1)
-    return f"{who} lands on moon {p.target} (+{points})."
-
-
-def _consequences(before: State, action: Action, after: State) -> list[str]:
-    """What followed from the action, read off the state difference."""
-    lines = []
-    for p in after.placements[len(before.placements):]:
-        lines.append(_placement(after, p))
-    for goal, seat in after.goals.items():
-        if goal not in before.goals:
-            lines.append(f"{_name(after, seat)} claims the {goal.replace('_', ' ')} goal (+5).")
-    for seat, won in enumerate(after.ufo_won):
-        for value in won[len(before.ufo_won[seat]):]:
-            lines.append(f"The rocket meets the UFO: {_name(after, seat)} takes its {value} token.")
-    lines.extend(_exploration(before, after))
-    if (isinstance(action, Land) and before.phase is Phase.LANDING
-            and after.available < before.available and after.phase is not Phase.GAME_OVER):
-        lines.append(f"Dice X: one die leaves play ({before.available} -> {after.available}).")
-    if after.crash_count > before.crash_count:
-        track = after.game.board.crash_track_length
-        lines.append(f"CRASH {after.crash_count}/{track}: everyone aboard returns to supply.")
-    if after.expedition > before.expedition:
-        lines.append(f"Expedition {before.expedition} is over.")
-    if after.is_terminal() and not before.is_terminal():
-        lines.append(f"Game over: {after.end_reason}.")
-    return lines
-
-
-def _exploration(before: State, after: State) -> list[str]:
-    """Exploration tokens the rocket picked up this action (points, dice back, tunnels)."""
-    if not after.game.has("exploration"):
-        return []
-    lines = []
-    tokens = after.game.tokens
-    for space, tid in sorted(before.explore_on_board.items()):
-        if after.explore_on_board.get(space) == tid:
-            continue
-        token = tokens.exploration_by_id(tid)
-        if token.kind == "points":
-            lines.append(f"Exploration token on {space}: {_points(token.points)} for the captain.")
-        elif token.kind == "dice_recovery":
-            lines.append(f"Exploration token on {space}: a die comes back into play.")
-        else:
-            lines.append(f"Exploration token on {space}: a tunnel, four spaces on.")
-    return lines
+    who = f"{_name(state, landed['seat'])}'s {_kind(landed['kind'])}"
+    target = landed["target"]
+    if target in (COMET, GALAXY):
+        return f"{who} lands on the {target} (+{landed['points']})."
+    if target in board.planets:
+        return f"{who} lands on planet {target} (scored at the end by majority)."
+    return f"{who} lands on moon {target} (+{landed['points']})."
 
 
 def final_report(state: State) -> list[str]:

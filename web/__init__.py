@@ -29,7 +29,7 @@ from .pages import pages
 from .present import SeatBook
 from .settings import WebSettings
 
-__all__ = ["WebSettings", "create_app"]
+__all__ = ["WebSettings", "create_app", "refresh_view"]
 
 MAX_BODY = 64 * 1024
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -45,6 +45,13 @@ def load_static() -> dict[str, tuple[bytes, str, str]]:
             mimetype = mimetypes.guess_type(entry.name)[0] or "application/octet-stream"
             files[entry.name] = (content, mimetype, hashlib.sha256(content).hexdigest()[:16])
     return files
+
+
+def refresh_view(app: Flask) -> None:
+    """Rebuild the live view and send it to every phone: something outside the table changed
+    (the daemon calls it when a device's health changes)."""
+    context: WebContext = app.extensions[EXTENSION]
+    context.hub.refresh()
 
 
 def create_app(
@@ -68,7 +75,7 @@ def create_app(
         settings=web_settings,
         seats=seats,
         hub=LiveHub(table, pairing, seats, odds_enabled=web_settings.odds_enabled,
-                    oled=web_settings.oled_png is not None),
+                    oled=web_settings.oled_png is not None, hardware=web_settings.hardware),
         history=History(table.store),
         catalogs=load_catalogs(),
         static=load_static(),

@@ -262,7 +262,7 @@ def parse_setup(data: dict[str, Any], boards: tuple[str, ...]) -> tuple[GameConf
             raise BadRequest("each player must be an object with a name")
         names.append(field_str(player, "name", 24))
         colour = player.get("colour", free[seat])
-        if colour not in PALETTE or colour in colours:
+        if not isinstance(colour, str) or colour not in PALETTE or colour in colours:
             raise BadRequest(f"colour {colour!r} is not a free palette colour")
         colours.append(colour)
         if player.get("bot", False) is True:

@@ -22,6 +22,7 @@ from companion.store import Store
 from companion.table import Snapshot, TableService
 
 from .present import SeatBook, board_json, game_extras, public_snapshot, seats_json
+from .settings import HardwareSource
 
 log = logging.getLogger(__name__)
 QUEUE_SIZE = 16
@@ -32,8 +33,10 @@ class LiveHub:
     """The latest public view of the table and the SSE clients waiting for the next one."""
 
     def __init__(self, table: TableService, pairing: Pairing, seats: SeatBook, *,
-                 odds_enabled: bool = True, oled: bool = False) -> None:
+                 odds_enabled: bool = True, oled: bool = False,
+                 hardware: HardwareSource | None = None) -> None:
         self.table = table
+        self.hardware = hardware
         self.pairing = pairing
         self.seats = seats
         self.odds_enabled = odds_enabled
@@ -92,6 +95,7 @@ class LiveHub:
                 view["odds"] = None
             view["odds_enabled"] = self.odds_enabled
             view["oled"] = self.oled
+            view["hardware"] = self._hardware_json()
             self._view = view
             self._message = (f"id: {view['version']}\nevent: snapshot\n"
                              f"data: {json.dumps(view, separators=(',', ':'))}\n\n")
@@ -99,6 +103,19 @@ class LiveHub:
             message = self._message
         for client in clients:
             self._offer(client, message)
+
+    def _hardware_json(self) -> dict[str, dict[str, Any]]:
+        """Each device's health for the page; a status source that fails shows nothing."""
+        if self.hardware is None:
+            return {}
+        try:
+            return {str(name): {"ok": bool(device.get("ok", False)),
+                                "detail": str(device.get("detail", "")),
+                                "since": float(device.get("since", 0.0))}
+                    for name, device in self.hardware().items()}
+        except Exception:  # the page must render even if the daemon's status is broken
+            log.exception("hardware status unavailable")
+            return {}
 
     @staticmethod
     def _offer(client: queue.Queue[str | None], message: str | None) -> None:

@@ -1,4 +1,5 @@
-"""What the daemon tells the web app: OLED mirror, address, boards offered, setup callback."""
+"""What the daemon tells the web app: OLED mirror, address, boards offered, hardware health,
+setup callback."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 
 from companion.games.mlem import GameConfig
 
+HardwareSource = Callable[[], Mapping[str, Mapping[str, Any]]]
+"""Device name -> ``{"ok": bool, "detail": str, "since": float}`` (camera, display, buttons...)."""
 SetupListener = Callable[[int, GameConfig, tuple[int, ...]], None]
 """Called after a game is set up from a phone: (game id, config, bot seats) - the daemon starts
 its bots for those seats."""
@@ -33,6 +36,9 @@ class WebSettings:
     secure_cookies: bool = False
     """Only behind TLS; a Pi on a home LAN serves plain HTTP."""
     on_setup: SetupListener | None = None
+    hardware: HardwareSource | None = None
+    """The health of the table's devices, shown on the page when one is down (the daemon calls
+    `web.refresh_view(app)` when it changes)."""
 
     @classmethod
     def coerce(cls, value: WebSettings | Mapping[str, Any] | None) -> WebSettings:

@@ -31,10 +31,10 @@ from companion.config import (
     find_config,
     load_config,
 )
-from companion.daemon import BotSeats, Daemon, Drivers
+from companion.daemon import BotSeats, Daemon, build_drivers, mock_buttons, throw_into_tray
+from companion.daemon.demo import AckPrinter, seat_demo_bots
 from companion.games.mlem import GameConfig
 from companion.games.mlem.errors import RulesError
-from companion.table import Result
 from hardware.base import ButtonEvent, Camera
 
 log = logging.getLogger("companion.run")
@@ -80,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     install.set_defaults(handler=install_command)
 
 
-# ------------------------------------------------------------------------------ building
+# ------------------------------------------------------------------------------ helpers
 
 
 def is_raspberry_pi() -> bool:
@@ -95,101 +95,6 @@ def is_raspberry_pi() -> bool:
 
     has_gpio = any(Path("/dev").glob("gpiochip*"))
     return has_gpio and importlib.util.find_spec("picamera2") is not None
-
-
-def build_drivers(config: Config, *, pin_factory: Any = None,
-                  cameras: list[Camera] | None = None) -> Drivers:
-    """Openers for the devices the config names (each imports its library only when called).
-
-    :raises ConfigError: the vision profile cannot be read.
-    """
-    drivers = Drivers()
-    camera = config.camera
-    if camera.kind != "none":
-        drivers.camera = _camera_opener(config, cameras)
-        drivers.reader = _reader(config)
-    display = config.display
-    if display.driver != "none":
-        def open_display() -> Any:
-            from hardware.display import create_display
-
-            return create_display(display.driver, i2c_port=display.i2c_port,
-                                  i2c_address=display.i2c_address, rotate=display.rotate)
-        drivers.display = open_display
-    buttons = config.buttons
-    if buttons.enabled:
-        def open_buttons() -> Any:
-            from hardware.buttons import GpioButtons
-
-            return GpioButtons({"ok": buttons.ok, "next": buttons.next, "back": buttons.back},
-                               hold_seconds=buttons.hold_time, bounce_time=buttons.bounce_time,
-                               pin_factory=pin_factory)
-        drivers.buttons = open_buttons
-    return drivers
-
-
-def _camera_opener(config: Config, cameras: list[Camera] | None) -> Callable[[], Camera]:
-    camera = config.camera
-    options: dict[str, Any]
-    if camera.kind == "picamera":
-        options = {"resolution": (camera.width, camera.height)}
-    elif camera.kind == "usb":
-        options = {"device": camera.device, "resolution": (camera.width, camera.height)}
-    elif camera.kind == "folder":
-        options = {"folder": camera.folder, "hold": 4}
-    else:
-        options = {"seed": camera.seed, "width": camera.width, "height": camera.height,
-                   "rolling_frames": 1}
-
-    def open_camera() -> Camera:
-        from hardware.camera import create_camera
-
-        if cameras and camera.kind == "simulated" and not getattr(cameras[-1], "_closed", True):
-            return cameras[-1]  # the simulated tray survives a "reconnect", like a real one
-        opened = create_camera(camera.kind, **options)
-        if cameras is not None:
-            cameras.append(opened)
-        return opened
-
-    return open_camera
-
-
-def _reader(config: Config) -> Callable[[Any], Any]:
-    from vision.reader import DiceReader
-
-    profile = None
-    if config.vision.profile:
-        from vision.profile import Profile
-
-        try:
-            profile = Profile.load(Path(config.vision.profile))
-        except (OSError, ValueError) as exc:
-            raise ConfigError([f"vision.profile: {exc}"]) from exc
-    return DiceReader(profile, max_dice=config.vision.max_dice).read
-
-
-def mock_buttons(config: Config, factory: Any = None
-                 ) -> tuple[Any, Callable[[ButtonEvent], None]]:
-    """gpiozero's MockFactory (a new one unless given) and a `press(event)` that drives its
-    pins like a finger: down, up (held for `hold_time` for UNDO)."""
-    if factory is None:
-        from gpiozero.pins.mock import MockFactory
-
-        factory = MockFactory()
-    buttons = config.buttons
-    pins = {ButtonEvent.OK: buttons.ok, ButtonEvent.NEXT: buttons.next,
-            ButtonEvent.BACK: buttons.back, ButtonEvent.UNDO: buttons.back}
-    settle = buttons.bounce_time * 1.5 + 0.005 if buttons.bounce_time else 0.0
-
-    def press(event: ButtonEvent) -> None:
-        pin = factory.pin(pins[event])
-        pin.drive_low()
-        time.sleep(buttons.hold_time + 0.2 if event is ButtonEvent.UNDO else settle)
-        pin.drive_high()
-        if settle:
-            time.sleep(settle)
-
-    return factory, press
 
 
 def setup_logging(level: str) -> None:
@@ -244,11 +149,14 @@ def serve(config: Config, demo: bool) -> int:
     except ConfigError as exc:
         print(f"companion run: {exc}", file=sys.stderr)
         return 2
-    daemon = Daemon(config, drivers, store_path=config.store_path(demo), demo=demo)
+    store_path = config.store_path(demo)
+    if demo:
+        store_path.parent.mkdir(parents=True, exist_ok=True)
+    daemon = Daemon(config, drivers, store_path=store_path, demo=demo)
     daemon.start()
     bots: BotSeats | None = None
     if demo and press is not None:
-        bots = _demo_bots(daemon, config, press, cameras)
+        bots = seat_demo_bots(daemon, config, press, cameras)
     print(f"MLEM companion {'demo ' if demo else ''}running: open {daemon.url}", flush=True)
     if daemon.pairing is not None:
         print(f"pairing code: {daemon.pairing.code()}", flush=True)
@@ -259,30 +167,6 @@ def serve(config: Config, demo: bool) -> int:
             bots.stop()
         daemon.stop()
     return 0
-
-
-def _demo_bots(daemon: Daemon, config: Config, press: Callable[[ButtonEvent], None],
-               cameras: list[Camera]) -> BotSeats:
-    """Bots in every seat but the first `demo.humans`; they also throw the humans' dice."""
-    players = len(config.game.players)
-    seats = set(range(config.demo.humans, players))
-    bots = BotSeats(daemon, press, seats=seats, bots=tuple(config.demo.bots),
-                    seed=config.camera.seed, throw=lambda faces: _throw(cameras, faces),
-                    throw_for_all=True, throw_delay=config.demo.throw_delay, draws=True,
-                    read_timeout=8.0)
-    daemon.setup_listeners.append(lambda _gid, _cfg, bot_seats: bots.set_seats(set(bot_seats)))
-    if daemon.table.snapshot().game_id is None:
-        daemon.table.new_game(daemon.default_game())
-    bots.start()
-    return bots
-
-
-def _throw(cameras: list[Camera], faces: list[str]) -> None:
-    camera = cameras[-1] if cameras else None
-    throw = getattr(camera, "throw", None)
-    if throw is None:
-        raise RuntimeError("the demo throws dice only into the simulated camera")
-    throw(faces)
 
 
 # ------------------------------------------------------------------------------ demo
@@ -344,7 +228,8 @@ def autoplay(args: argparse.Namespace, config: Config) -> int:
     started = time.perf_counter()
     daemon.start()
     bots = BotSeats(daemon, press, seats=None, bots=bot_names, seed=args.seed,
-                    throw=lambda faces: _throw(cameras, faces), throw_for_all=True, draws=True)
+                    throw=lambda faces: throw_into_tray(cameras, faces), throw_for_all=True,
+                    draws=True)
     if args.print_acks:
         printer = AckPrinter(daemon)
         daemon.navigator.results.append(printer)
@@ -399,44 +284,6 @@ def autoplay(args: argparse.Namespace, config: Config) -> int:
             crown = "  winner" if seat in state.winners() else ""
             print(f"  {names[seat]:<8} ({bot_names[seat]:<8}) {score:>3}{crown}")
     return 0
-
-
-class AckPrinter:
-    """Prints the game record as acknowledged: ``GAME id``, ``ACK index text``, ``CUT index``.
-
-    Called after the table returned ok (the action is committed), so the parent of a crash test
-    knows that every line it read must be in the store after a ``kill -9``.
-    """
-
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
-        self.game_id: int | None = None
-        self.printed: list[str] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, _what: str, result: Result) -> None:
-        if not result.ok:
-            return
-        snapshot = self.daemon.table.snapshot()
-        state = self.daemon.table.state_copy()
-        history = [str(a) for a in state.history] if state is not None else []
-        lines = []
-        with self.lock:
-            if snapshot.game_id != self.game_id:
-                self.game_id, self.printed = snapshot.game_id, []
-                lines.append(f"GAME {snapshot.game_id}")
-            same = 0
-            for old, new in zip(self.printed, history, strict=False):
-                if old != new:
-                    break
-                same += 1
-            if same < len(self.printed):
-                lines.append(f"CUT {same}")
-            lines.extend(f"ACK {i} {history[i]}" for i in range(same, len(history)))
-            self.printed = history
-            if lines:
-                sys.stdout.write("\n".join(lines) + "\n")
-                sys.stdout.flush()
 
 
 # ------------------------------------------------------------------------------ install-service

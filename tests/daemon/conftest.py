@@ -44,16 +44,16 @@ class Rig:
     config: Config
 
     def bots(self, **options: Any) -> BotSeats:
-        from companion.commands.run import _throw
+        from companion.daemon import throw_into_tray
 
-        options.setdefault("throw", lambda faces: _throw(self.cameras, faces))
+        options.setdefault("throw", lambda faces: throw_into_tray(self.cameras, faces))
         options.setdefault("throw_for_all", True)
         return BotSeats(self.daemon, self.press, **options)
 
 
 @pytest.fixture
 def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
-    from companion.commands.run import build_drivers, mock_buttons
+    from companion.daemon import build_drivers, mock_buttons
 
     rigs: list[Rig] = []
 

@@ -53,6 +53,10 @@ def test_an_empty_file_is_the_defaults(tmp_path: Path) -> None:
     ("[buttons]\nok = 40", "buttons.ok: GPIO40 is not a header GPIO"),
     ("[buttons]\nnext = 17", "buttons.next: GPIO17 is already buttons.ok"),
     ("[buttons]\nhold_time = true", "buttons.hold_time: expected a number, got boolean"),
+    ("[buttons]\nhold_time = 0.2\nbounce_time = 0.5",
+     "buttons.bounce_time: must be shorter than buttons.hold_time (0.2 s), got 0.5"),
+    ("[buttons]\nundo = 17", "buttons.undo: GPIO17 is already buttons.ok"),
+    ("[buttons]\nundo = 3", "buttons.undo: GPIO3 is I2C SCL"),
     ("[camera]\nkind = 'kinect'", "camera.kind: 'kinect' is not one of"),
     ("[game]\nplayers = ['A']", "game.players: MLEM takes 2 to 5 players"),
     ("[game]\nvariants = ['ufo', 'moon']", "game.variants[1]: 'moon' is not one of"),
@@ -92,7 +96,11 @@ def test_a_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
 def test_store_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/mlem-companion")
     assert str(Config().store_path()) == "/var/lib/mlem-companion/mlem-companion.db"
-    assert str(Config().store_path(demo=True)) == "mlem-companion.db"
+    monkeypatch.setenv("XDG_STATE_HOME", "/home/ann/.state")
+    assert str(Config().store_path(demo=True)) == "/home/ann/.state/mlem-companion/demo.db"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", "/home/ann")
+    assert str(Config().store_path(demo=True)) == "/home/ann/.local/state/mlem-companion/demo.db"
     custom = parse_config({"store": {"path": "/srv/x.db"}})
     assert str(custom.store_path(demo=True)) == "/srv/x.db"
 

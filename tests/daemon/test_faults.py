@@ -53,6 +53,32 @@ def test_camera_vanishes_and_returns(make_rig: Callable[..., Rig]) -> None:
     assert wait_for(lambda: daemon.table.snapshot().reading is not None, 10)
 
 
+def test_a_failing_camera_shows_on_the_phones(make_rig: Callable[..., Rig]) -> None:
+    """/api/state (and the SSE view) carries the daemon's hardware status as it changes."""
+    rig = make_rig()
+    daemon = rig.daemon
+    client = daemon.build_web_app().test_client()
+
+    def camera_state() -> dict[str, Any]:
+        return dict(client.get("/api/state").get_json()["hardware"].get("camera", {}))
+
+    assert wait_for(lambda: bool(rig.cameras) and camera_state().get("ok") is True, 10), \
+        camera_state()
+    camera: Any = rig.cameras[-1]
+    camera.fail(True)
+    assert wait_for(lambda: camera_state().get("ok") is False, 10), camera_state()
+    assert "enter the dice on the phone" in camera_state()["detail"]
+    camera.fail(False)
+    assert wait_for(lambda: camera_state().get("ok") is True, 15), camera_state()
+
+
+def test_no_camera_configured_shows_on_the_phones(make_rig: Callable[..., Rig]) -> None:
+    rig = make_rig(camera=False)
+    state = rig.daemon.build_web_app().test_client().get("/api/state").get_json()
+    assert state["hardware"]["camera"]["ok"] is False
+    assert "no camera configured" in state["hardware"]["camera"]["detail"]
+
+
 class FlakyDisplay(LumaDisplay):
     """The dummy OLED that raises like an unplugged I2C panel while `broken` is set."""
 

@@ -12,8 +12,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.pairing import Pairing
 from companion.table import TableService
-from tests.web.conftest import Phone, check_schema, start_game
+from tests.web.conftest import Phone, ValidatingClient, check_schema, start_game
+from web import create_app, refresh_view
 from web.server import WebServer
 
 
@@ -141,3 +143,38 @@ def test_real_server_pages_and_api(server: WebServer) -> None:
     state = connection.getresponse()
     assert state.status == 200 and json.loads(state.read())["version"] >= 0
     connection.close()
+
+
+def test_the_view_carries_the_hardware_status_and_follows_its_changes(
+        table: TableService, pairing: Pairing) -> None:
+    devices: dict[str, dict[str, Any]] = {
+        "camera": {"ok": True, "detail": "picamera", "since": 1.0},
+        "display": {"ok": True, "detail": "ssd1306", "since": 1.0},
+    }
+    app = create_app(table, pairing, settings={"hardware": lambda: devices, "heartbeat": 0.2})
+    app.test_client_class = ValidatingClient
+    client = app.test_client()
+    assert client.get("/api/state").get_json()["hardware"]["camera"]["ok"] is True
+    response = client.get("/api/stream", buffered=False)
+    stream = events(iter(response.response))
+    assert next(stream)["hardware"] == devices
+    devices["camera"] = {"ok": False, "detail": "cannot open: no camera", "since": 2.0}
+    refresh_view(app)
+    update = next(stream)
+    response.close()
+    assert update["hardware"]["camera"] == devices["camera"]
+    assert client.get("/api/state").get_json()["hardware"]["camera"]["ok"] is False
+
+
+def test_a_broken_hardware_status_leaves_the_page_working(
+        table: TableService, pairing: Pairing) -> None:
+    def broken() -> dict[str, dict[str, Any]]:
+        raise RuntimeError("status lock poisoned")
+
+    app = create_app(table, pairing, settings={"hardware": broken})
+    app.test_client_class = ValidatingClient
+    assert app.test_client().get("/api/state").get_json()["hardware"] == {}
+
+
+def test_without_a_daemon_the_hardware_status_is_empty(client: FlaskClient) -> None:
+    assert client.get("/api/state").get_json()["hardware"] == {}

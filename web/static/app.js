@@ -128,6 +128,7 @@ function renderTable(view) {
   show($("final"), !!state && state.phase === "game_over");
   const oled = $("oled");
   if (oled) oled.src = `/api/oled.png?v=${view.version}`;
+  renderHardware(view);
   if (!state) { show($("seat-claim"), false); show($("missions"), false); return; }
   renderPrompt(view);
   renderSeatClaim(view);
@@ -141,6 +142,18 @@ function renderTable(view) {
   replace($("scores"), scoreTable(view, false));
   replace($("events"), table.events.map((text) => el("li", { text })));
   if (state.phase === "game_over") renderFinal(view);
+}
+
+const HARDWARE_DOWN = {
+  camera: "hardware.camera_down", display: "hardware.display_down", buttons: "hardware.buttons_down",
+};
+
+function renderHardware(view) {
+  const down = Object.entries(view.hardware || {}).filter(([, device]) => !device.ok);
+  const lines = down.map(([name]) => HARDWARE_DOWN[name]
+    ? t(HARDWARE_DOWN[name]) : t("hardware.device_down", { device: name }));
+  $("hardware-status").textContent = lines.join(" · ");
+  show($("hardware-status"), lines.length > 0);
 }
 
 function renderPrompt(view) {
