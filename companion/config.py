@@ -23,6 +23,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Union
 
+from companion.games.mlem import RuleOptions, RulesError, load_board, load_tokens
+from companion.games.mlem.bots import BOTS
+from companion.games.mlem.game import END_TIMINGS, GOAL_CHECKS, VARIANTS
+
 SYSTEM_CONFIG = Path("/etc/mlem-companion/config.toml")
 STATE_DIRECTORY = Path("/var/lib/mlem-companion")
 DB_NAME = "mlem-companion.db"
@@ -31,9 +35,6 @@ DEMO_DB_NAME = "demo.db"
 CAMERA_KINDS = ("picamera", "usb", "folder", "simulated", "none")
 DISPLAY_DRIVERS = ("ssd1306", "sh1106", "dummy", "none")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-VARIANTS = ("ufo", "exploration", "missions")
-BOT_NAMES = ("random", "cautious", "greedy")
-END_TIMINGS = ("end_of_expedition", "immediate")
 I2C_PINS = {2: "I2C SDA (the OLED)", 3: "I2C SCL (the OLED)"}
 BCM_PINS = range(2, 28)  # the 40-pin header's GPIO2..GPIO27
 
@@ -49,21 +50,13 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
-class RulesSection:
-    """Switchable rulings (MLEM-SPEC section 8); the defaults are the recommended ones."""
-
-    ability_units_optional: bool = True
-    end_timing: str = "end_of_expedition"
-    ufo_reshuffle: bool = True
-
-
-@dataclass(frozen=True)
 class GameSection:
     board: str = "reconstruction"
     tokens: str = "reconstruction"
     players: list[str] = field(default_factory=lambda: ["Blue", "Red", "Green", "Yellow"])
     variants: list[str] = field(default_factory=list)
-    rules: RulesSection = field(default_factory=RulesSection)
+    rules: RuleOptions = field(default_factory=RuleOptions)
+    """The switchable rulings (MLEM-SPEC section 8), straight from the rules core."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +254,11 @@ def check_config(config: Config) -> list[str]:
     if len(set(game.players)) != len(game.players) or not all(p.strip() for p in game.players):
         problems.append("game.players: names must be non-empty and distinct")
     one_of("game.rules.end_timing", game.rules.end_timing, END_TIMINGS)
+    one_of("game.rules.goal_check", game.rules.goal_check, GOAL_CHECKS)
+    try:
+        load_tokens(load_board(game.board), game.tokens)
+    except (RulesError, OSError) as exc:
+        problems.append(f"game.board / game.tokens: {exc}")
     camera = config.camera
     one_of("camera.kind", camera.kind, CAMERA_KINDS)
     at_least("camera.width", camera.width, 160)
@@ -298,7 +296,7 @@ def check_config(config: Config) -> list[str]:
     at_least("web.threads", web.threads, 1)
     at_least("store.proof_retention", config.store.proof_retention, 0)
     for i, bot in enumerate(config.demo.bots):
-        one_of(f"demo.bots[{i}]", bot, BOT_NAMES)
+        one_of(f"demo.bots[{i}]", bot, tuple(BOTS))
     if not config.demo.bots:
         problems.append("demo.bots: name at least one bot")
     at_least("demo.humans", config.demo.humans, 0)

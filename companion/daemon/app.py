@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.config import Config
-from companion.games.mlem import GameConfig, RuleOptions
+from companion.games.mlem import GameConfig
 from companion.sdnotify import Notifier
 from companion.store import Store
 from companion.table import Result, Snapshot, TableService
@@ -113,10 +113,8 @@ class Daemon:
 
     def default_game(self) -> GameConfig:
         game = self.config.game
-        rules = RuleOptions(game.rules.ability_units_optional, game.rules.end_timing,
-                            game.rules.ufo_reshuffle)
         return GameConfig(players=tuple(game.players), variants=frozenset(game.variants),
-                          board=game.board, tokens=game.tokens, rules=rules)
+                          board=game.board, tokens=game.tokens, rules=game.rules)
 
     def _button_new_game(self) -> Result | None:
         """OK at idle (or after a game) starts a game with the configured players."""
