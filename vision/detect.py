@@ -1,11 +1,11 @@
-"""Find the dice in a frame: where each die lies and how big it is, before any face is read.
+"""Find the dice in a frame: spots (pips and printed symbols), grouped into one group per die.
 
-The pipeline is scale-free: a coarse pass estimates the die size from the foreground blobs, the
-frame is then resampled so a die is about ``WORK_DIE_PX`` pixels wide, and every later threshold is
-a fraction of that size. Dice are separated from the surface by their colour distance to a smooth
-background estimate (a median far larger than a die), so felt, wood, paper and slow light gradients
-all drop out; touching dice are split by k-means on the pixels of a blob, seeded from its
-distance-transform peaks, with as many centres as the blob's area holds dice.
+Scale-free by construction: a coarse pass estimates the die width from the foreground blobs, the
+frame is resampled so a die is about ``WORK_DIE_PX`` pixels wide, and every later size is a
+fraction of that width. Pips are found rather than die bodies because they are the most reliable
+thing on a die: small, round, high-contrast on any body colour and any surface, while bodies
+merge with each other, with tray walls and with white tables. Spots are grouped into dice when
+they lie close, share a polarity and a body colour, and no die edge runs between them.
 """
 
 from __future__ import annotations
@@ -14,187 +14,296 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
-Image = NDArray[np.uint8]
+Image = np.ndarray
+"""A BGR or single-channel uint8 image (OpenCV's stubs type every array loosely)."""
+Floats = np.ndarray
+"""A float32 array: colour planes, distances."""
 
 WORK_DIE_PX = 40.0
-"""Die width the frame is resampled to: pips are then 5-8 px, enough to count, cheap to scan."""
+"""Die width the frame is resampled to: pips are then about 5 px, enough to count, cheap to scan."""
 
 COARSE_MAX_DIM = 400
 """Longest side of the frame for the first, size-finding pass."""
 
+MIN_ROUNDNESS = 0.2
+"""Least roundness of any spot (area over the circle on its box's longer side): the comet."""
+
+PIP_ROUNDNESS = 0.45
+"""Least roundness of a pip; less round spots can only be a printed symbol."""
+
+REACH = 0.95
+"""Farthest two pips of one die can be, in die widths: the diagonal of a two (0.76), with room
+for a die size estimated short."""
+
+SPOT_LEVELS = (30, 60, 110)
+"""Hat thresholds (grey levels) of the spot sweep, faint first."""
+
 
 @dataclass(frozen=True)
-class Blob:
-    """One die-sized region of the working image: a die, or a part of a cluster of dice."""
+class Spot:
+    """A small blob that contrasts with what surrounds it: a pip, a symbol, or clutter."""
 
     x: float
     y: float
-    mask: Image
-    """Full-size (working image) mask of the pixels that belong to this die."""
+    area: float
+    roundness: float
+    light: bool
+    """True for a spot lighter than its surroundings (white pips on a dark die)."""
+    colour: tuple[float, float, float]
+    """Mean Lab colour of the spot."""
+    ring: tuple[float, float, float]
+    """Median Lab colour just around the spot: the die body, for a pip."""
+    spread: float
+    """Median colour distance of the surroundings from ``ring``: low on a plain die face."""
+    hu: tuple[float, ...]
+    """Log-scaled Hu moments of the shape of a symbol candidate (empty for a round pip)."""
+
+    @property
+    def contrast(self) -> float:
+        """Colour distance between the spot and its surroundings."""
+        return float(lab_distance(np.array(self.colour, np.float32), self.ring))
 
 
 @dataclass(frozen=True)
-class Scene:
-    """The frame prepared for reading: the resampled image, its scale and the dice found in it."""
+class Frame:
+    """The frame resampled to the working scale, with the spots found in it."""
 
     work: Image
-    lab: NDArray[np.float32]
+    lab: Floats
     scale: float
     """Working pixels per frame pixel."""
     die_px: float
-    """Die width in working pixels."""
-    foreground: Image
-    dice: tuple[Blob, ...]
+    """Estimated die width in working pixels."""
+    spots: tuple[Spot, ...]
 
 
-def colour_distance(lab: NDArray[np.float32], ref: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Distance in Lab with lightness half-weighted, so shading counts less than a change of hue."""
-    d = lab - ref
-    out: NDArray[np.float32] = np.sqrt(0.25 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+_OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3],    # lightness
+                      [0.0, -1.0, 1.0],          # red - green
+                      [-1.0, 0.5, 0.5]],         # yellow - blue
+                     np.float32)
+
+
+def to_lab(image: Image) -> Floats:
+    """Opponent colour (lightness, red-green, yellow-blue) in float32: the space every colour
+    distance here uses. A linear map, several times cheaper than CIE Lab, and like Lab it
+    separates a change of hue from a change of brightness."""
+    out: Floats = cv2.transform(image.astype(np.float32), _OPPONENT)
     return out
 
 
-def to_lab(image: Image) -> NDArray[np.float32]:
-    """Lab in float32 (OpenCV's 8-bit scaling), the space every colour distance here uses."""
-    out: NDArray[np.float32] = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+def lab_distance(a: Floats, b: Floats | tuple[float, float, float]) -> Floats:
+    """Euclidean distance in Lab along the last axis."""
+    d = np.asarray(a, np.float32) - np.asarray(b, np.float32)
+    out: Floats = np.sqrt((d * d).sum(axis=-1))
     return out
+
+
+# --- scale ------------------------------------------------------------------------------------
 
 
 def background(image: Image, kernel_px: float) -> Image:
-    """Estimate the bare surface by a median far wider than a die, computed on a small copy."""
+    """The bare surface: a median far wider than a die, computed on a small copy for speed."""
     h, w = image.shape[:2]
-    factor = min(1.0, 8.0 / max(kernel_px / 7.0, 1.0))
+    factor = min(1.0, 7.0 / max(kernel_px / 5.0, 1.0))
     small = cv2.resize(image, (max(8, round(w * factor)), max(8, round(h * factor))),
                        interpolation=cv2.INTER_AREA)
-    k = max(3, int(kernel_px * factor) | 1)
-    k = min(k, (min(small.shape[:2]) - 1) | 1)
-    med = cv2.medianBlur(small, k)
-    out: Image = cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
+    k = min(max(3, int(kernel_px * factor) | 1), (min(small.shape[:2]) - 1) | 1)
+    out: Image = cv2.resize(cv2.medianBlur(small, k), (w, h), interpolation=cv2.INTER_LINEAR)
     return out
 
 
-def foreground_mask(lab: NDArray[np.float32], bg_lab: NDArray[np.float32],
-                    close_px: int) -> Image:
-    """Pixels that differ from the surface more than its own noise does, holes closed."""
-    dist = colour_distance(lab, bg_lab)
-    noise = float(np.median(dist))
-    thresh = max(7.0, 3.5 * noise)
-    mask = (dist > thresh).astype(np.uint8) * 255
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close_px, close_px))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k)
-    out: Image = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
-    return out
+def estimate_die_px(image: Image) -> float | None:
+    """Die width in frame pixels from the foreground blobs of a coarse copy.
 
-
-def estimate_die_size(mask: Image) -> float | None:
-    """Die width from the blobs that look like one die: square-ish, solid, not tiny.
-
-    Takes the median side of compact blobs, so clusters (counted once each) and specks pull less
-    than the many single dice; returns None when nothing in the frame looks like a die.
+    Each blob away from the frame border gives twice its largest inscribed radius (the
+    distance-transform peak): a die's half width whether it lies alone or in a row of touching
+    dice. The biggest of these are dice; specks, pips and thin tray edges are smaller.
+    None when nothing qualifies.
     """
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    h, w = mask.shape
-    sides = []
-    for i in range(1, n):
-        bw, bh, area = stats[i, 2], stats[i, 3], stats[i, 4]
-        if area < 16 or max(bw, bh) > 0.5 * min(h, w):
-            continue
-        aspect = max(bw, bh) / max(1, min(bw, bh))
-        fill = area / float(bw * bh)
-        if aspect < 1.6 and fill > 0.5:
-            sides.append(np.sqrt(area))
-    if not sides:
-        return None
-    sides_arr = np.array(sides)
-    # Clusters inflate the upper tail: the median of the lower two thirds is a single die.
-    sides_arr = np.sort(sides_arr)[: max(1, int(np.ceil(len(sides_arr) * 2 / 3)))]
-    return float(np.median(sides_arr))
-
-
-def split_blob(points: NDArray[np.float32], count: int, seeds: NDArray[np.float32]) -> NDArray[
-        np.int32]:
-    """Label each pixel of a blob with one of ``count`` dice by k-means seeded at DT peaks."""
-    centres = seeds[:count].copy()
-    labels = np.zeros(len(points), dtype=np.int32)
-    for _ in range(8):
-        d = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
-        labels = np.argmin(d, axis=1).astype(np.int32)
-        for k in range(count):
-            sel = points[labels == k]
-            if len(sel):
-                centres[k] = sel.mean(axis=0)
-    return labels
-
-
-def dt_peaks(mask: Image, die_px: float) -> NDArray[np.float32]:
-    """Distance-transform maxima, strongest first, no two closer than about half a die."""
-    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    k = max(3, int(die_px * 0.5) | 1)
-    dil = cv2.dilate(dt, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    ys, xs = np.nonzero((dt >= dil) & (dt > die_px * 0.2))
-    order = np.argsort(-dt[ys, xs])
-    chosen: list[tuple[float, float]] = []
-    for i in order:
-        p = (float(xs[i]), float(ys[i]))
-        if all((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 > (0.55 * die_px) ** 2 for q in chosen):
-            chosen.append(p)
-    return np.array(chosen, dtype=np.float32).reshape(-1, 2)
-
-
-def blobs_of_component(comp: Image, die_px: float) -> list[Blob]:
-    """Cut one connected foreground region into die-sized pieces."""
-    area = float(np.count_nonzero(comp))
-    count = max(1, round(area / (die_px * die_px * 1.1)))
-    ys, xs = np.nonzero(comp)
-    if count == 1:
-        return [Blob(float(xs.mean()), float(ys.mean()), comp)]
-    points = np.stack([xs, ys], axis=1).astype(np.float32)
-    seeds = dt_peaks(comp, die_px)
-    if len(seeds) < count:
-        extra = points[np.random.default_rng(0).choice(len(points), count - len(seeds))]
-        seeds = np.vstack([seeds, extra])
-    labels = split_blob(points, count, seeds)
-    out = []
-    for k in range(count):
-        sel = labels == k
-        if not sel.any():
-            continue
-        m = np.zeros_like(comp)
-        m[ys[sel], xs[sel]] = 255
-        out.append(Blob(float(xs[sel].mean()), float(ys[sel].mean()), m))
-    return out
-
-
-def find_blobs(mask: Image, die_px: float) -> list[Blob]:
-    """Every die-sized piece of the foreground; specks and slivers are dropped."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    out: list[Blob] = []
-    for i in range(1, n):
-        if stats[i, 4] < 0.3 * die_px * die_px:
-            continue
-        comp = (labels == i).astype(np.uint8) * 255
-        out.extend(blobs_of_component(comp, die_px))
-    return out
-
-
-def prepare(image: Image) -> Scene:
-    """Estimate the die size, resample the frame to the working scale and find the dice in it."""
     h, w = image.shape[:2]
-    coarse_scale = min(1.0, COARSE_MAX_DIM / max(h, w))
-    coarse = cv2.resize(image, None, fx=coarse_scale, fy=coarse_scale,
-                        interpolation=cv2.INTER_AREA) if coarse_scale < 1 else image
-    c_lab = to_lab(coarse)
-    c_bg = to_lab(background(coarse, 0.25 * min(coarse.shape[:2])))
-    c_mask = foreground_mask(c_lab, c_bg, 3)
-    die_c = estimate_die_size(c_mask)
-    die_frame = (die_c / coarse_scale) if die_c else WORK_DIE_PX
+    s = min(1.0, COARSE_MAX_DIM / max(h, w))
+    coarse = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
+    lab = to_lab(coarse)
+    dist = lab_distance(lab, to_lab(background(coarse, 0.5 * min(coarse.shape[:2]))))
+    raw = (dist > max(12.0, 4.0 * float(np.median(dist)))).astype(np.uint8)
+    mask = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    ch, cw = mask.shape
+    x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
+    inner = (x > 0) & (y > 0) & (x + bw < cw) & (y + bh < ch)
+    inner[0] = False
+    if not inner.any():
+        return None
+    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    peaks = np.zeros(n, np.float32)
+    np.maximum.at(peaks, np.asarray(labels, np.int64).ravel(), dt.ravel())
+    peaks = peaks[inner & (peaks >= 2.0)]
+    if len(peaks) == 0:
+        return None
+    big = peaks[peaks >= 0.6 * peaks.max()]
+    size: float = 2.0 * float(np.median(big)) / s
+    return size
+
+
+# --- spots ------------------------------------------------------------------------------------
+
+
+def _hat_spots(image: Image, lab: Floats, die_px: float, light: bool) -> list[Spot]:
+    """Spots of one polarity: blobs smaller than about half a die that the morphological
+    top-hat (light) or black-hat (dark) of any colour channel lifts above their surroundings.
+
+    The hat is cut at several levels, strongest first, like a blob detector's threshold sweep: a
+    strong pip is taken where it stands clear of body texture, and a lower level adds only blobs
+    that hold no spot taken already (faint pips), never a merger of pips and texture.
+    """
+    k = max(3, round(0.5 * die_px) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    op = cv2.MORPH_TOPHAT if light else cv2.MORPH_BLACKHAT
+    hat = cv2.morphologyEx(image, op, kernel).max(axis=2)
+    d2 = die_px * die_px
+    taken = np.zeros(hat.shape, np.uint8)
+    out: list[Spot] = []
+    for level in sorted(SPOT_LEVELS, reverse=True):
+        _, labels, stats, cents = cv2.connectedComponentsWithStats(
+            (hat > level).astype(np.uint8), connectivity=8)
+        area = stats[:, cv2.CC_STAT_AREA]
+        side = stats[:, 2:4].max(axis=1)
+        roundness = area / (np.pi * (0.5 * np.maximum(side, 1)) ** 2)
+        fits = ((area >= 0.006 * d2) & (area <= 0.2 * d2) & (side <= 0.8 * die_px)
+                & (roundness >= MIN_ROUNDNESS))
+        for i in np.nonzero(fits[1:])[0] + 1:
+            x, y, bw, bh = (int(v) for v in stats[i, :4])
+            win = labels[y:y + bh, x:x + bw] == i
+            if taken[y:y + bh, x:x + bw][win].any():
+                continue  # holds a spot already found at a higher level
+            spot = _describe(lab, labels, int(i), (x, y, bw, bh, int(area[i])),
+                             (float(cents[i, 0]), float(cents[i, 1])), light)
+            if spot is None or not is_spot_like(spot):
+                continue
+            taken[y:y + bh, x:x + bw][win] = 1
+            out.append(spot)
+    return out
+
+
+def _describe(lab: Floats, labels: np.ndarray, i: int, box: tuple[int, int, int, int, int],
+              centre: tuple[float, float], light: bool) -> Spot | None:
+    """Shape and colours of component ``i``: its mean colour and the median colour of a band
+    just outside its box (the die body, for a pip)."""
+    x, y, bw, bh, area = box
+    r = 0.5 * max(bw, bh)
+    roundness = area / (np.pi * r * r)
+    h, w = labels.shape
+    pad = max(2, int(0.25 * max(bw, bh)))
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    win = lab[y0:y1, x0:x1]
+    ids = labels[y0:y1, x0:x1]
+    band = np.concatenate([win[0], win[-1], win[:, 0], win[:, -1]])
+    band_ids = np.concatenate([ids[0], ids[-1], ids[:, 0], ids[:, -1]])
+    band = band[band_ids != i]
+    if len(band) == 0:
+        return None
+    colour = win[ids == i].mean(axis=0)
+    ring = np.median(band, axis=0)
+    spread = float(np.median(lab_distance(band, ring)))
+    return Spot(centre[0], centre[1], float(area), float(roundness), light,
+                (float(colour[0]), float(colour[1]), float(colour[2])),
+                (float(ring[0]), float(ring[1]), float(ring[2])), spread,
+                hu_moments((ids == i).astype(np.uint8)) if roundness < PIP_ROUNDNESS else ())
+
+
+def hu_moments(mask: Image) -> tuple[float, ...]:
+    """Log-scaled Hu moments, comparable between shapes of any size and rotation."""
+    hu = cv2.HuMoments(cv2.moments(mask, binaryImage=True)).ravel()
+    logs = -np.sign(hu) * np.log10(np.abs(hu) + 1e-30)
+    return tuple(float(v) for v in np.clip(logs, -30, 30)[:4])
+
+
+def find_spots(image: Image, lab: Floats, die_px: float) -> list[Spot]:
+    """Light and dark spots of a working-scale image, without halos.
+
+    A strong spot has a thin rim of the other polarity (anti-aliasing, the bevel of a pit);
+    a smaller, weaker spot touching a spot of the other polarity is that rim and is dropped.
+    """
+    spots = _hat_spots(image, lab, die_px, True) + _hat_spots(image, lab, die_px, False)
+    if not spots:
+        return spots
+    xy = np.array([(s.x, s.y) for s in spots], np.float32)
+    radius = np.sqrt(np.array([s.area for s in spots], np.float32) / np.pi)
+    contrast = np.array([s.contrast for s in spots], np.float32)
+    light = np.array([s.light for s in spots])
+    dist = np.sqrt(((xy[:, None] - xy[None]) ** 2).sum(axis=2))
+    halo = ((dist < radius[:, None] + radius[None] + 2.0) & (light[:, None] != light[None])
+            & (contrast[None] > contrast[:, None]) & (radius[None] > radius[:, None]))
+    return [s for s, h in zip(spots, halo.any(axis=1), strict=True) if not h]
+
+
+# --- grouping ---------------------------------------------------------------------------------
+
+
+def _linked(a: Spot, b: Spot) -> bool:
+    """Could two nearby spots be pips of one die? Same polarity, size, colour and body colour."""
+    if a.light != b.light or max(a.area, b.area) > 2.5 * min(a.area, b.area):
+        return False
+    same_pip = lab_distance(np.array(a.colour, np.float32), b.colour) < 35
+    same_body = lab_distance(np.array(a.ring, np.float32), b.ring) < 30
+    return bool(same_pip and same_body)
+
+
+def group_spots(spots: list[Spot], die_px: float) -> list[list[int]]:
+    """Union spots that plausibly sit on one die; returns index lists, one per group."""
+    n = len(spots)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    if n == 0:
+        return []
+    xy = np.array([(s.x, s.y) for s in spots], np.float32)
+    dist = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=2))
+    reach = REACH * die_px
+    for i, j in zip(*np.nonzero(np.triu(dist < reach, 1)), strict=True):
+        if _linked(spots[i], spots[j]):
+            parent[root(int(i))] = root(int(j))
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def is_spot_like(s: Spot) -> bool:
+    """Contrasting and on a plain surround: a pip or a printed symbol, not a die edge.
+
+    Round blobs pass as pips; larger irregular ones pass as symbol candidates (the comet).
+    """
+    if s.contrast < 25 or s.spread > 0.6 * s.contrast:
+        return False
+    return s.roundness >= PIP_ROUNDNESS or s.contrast >= 40
+
+
+def die_size_candidates(image: Image) -> tuple[float, ...]:
+    """Die widths (frame pixels) worth trying: the blob estimate and a step either side.
+
+    The blob estimate is right on plain surfaces but can be fooled by a textured one or by a
+    single die among specks, so the reader tries its neighbours too and keeps the best reading.
+    """
+    est = estimate_die_px(image)
+    if est is None:
+        m = float(min(image.shape[:2]))
+        return (0.06 * m, 0.1 * m, 0.16 * m)
+    return (est, 0.6 * est, 1.65 * est)
+
+
+def prepare(image: Image, die_frame: float) -> Frame:
+    """Resample the frame so a die of ``die_frame`` pixels is about ``WORK_DIE_PX`` wide and
+    find its spots."""
     scale = min(1.0, WORK_DIE_PX / die_frame)
     work = cv2.resize(image, None, fx=scale, fy=scale,
                       interpolation=cv2.INTER_AREA) if scale < 1 else image
     die_px = die_frame * scale
     lab = to_lab(work)
-    bg = to_lab(background(work, 4.0 * die_px))
-    mask = foreground_mask(lab, bg, max(3, int(die_px * 0.2) | 1))
-    return Scene(work, lab, scale, die_px, mask, tuple(find_blobs(mask, die_px)))
+    return Frame(work, lab, scale, die_px, tuple(find_spots(work, lab, die_px)))

@@ -1,0 +1,50 @@
+"""`companion vision read|eval|calibrate` through vision.cli.main."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision.cli import main
+from vision.profile import Profile
+from vision.render import DiceStyle, render_roll, write_dataset
+
+
+def test_read_prints_json_and_annotates(tmp_path: Path, plain_style: DiceStyle,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "roll.png"
+    cv2.imwrite(str(image), render_roll(["4", "5", "6"], 1, style=plain_style).image)
+    out = tmp_path / "annotated.png"
+    assert main(["vision", "read", str(image), "--json", "--annotate", str(out)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["key"] == ["4", "5", "6"]
+    assert printed["error"] is None
+    assert cv2.imread(str(out)).shape == cv2.imread(str(image)).shape
+
+
+def test_too_many_dice_is_an_error(tmp_path: Path, plain_style: DiceStyle,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "roll.png"
+    cv2.imwrite(str(image), render_roll(["4", "5", "6"], 1, style=plain_style).image)
+    assert main(["vision", "read", str(image), "--max-dice", "2"]) == 1
+    assert "3 dice seen, at most 2" in capsys.readouterr().out
+
+
+def test_calibrate_then_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "set"
+    write_dataset(data, 3, 11, conditions="normal")
+    profile = tmp_path / "dice.json"
+    assert main(["vision", "calibrate", "--dataset", str(data), "--out", str(profile)]) == 0
+    assert Profile.load(profile).faces_seen
+    capsys.readouterr()
+    assert main(["vision", "eval", str(data), "--profile", str(profile), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"] == 3
+
+
+def test_unreadable_image_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "read", str(tmp_path / "missing.png")]) == 2
+    assert "cannot read image" in capsys.readouterr().err

@@ -1,0 +1,135 @@
+"""Finding dice: scale estimation and spots on drawn and rendered photos with known answers."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vision.detect import estimate_die_px, find_spots, prepare, to_lab
+from vision.profile import LabelledDie, calibrate
+from vision.reader import DiceReader
+from vision.render import DiceStyle, random_faces, render_empty, render_roll
+
+GRID = {
+    "1": ((0, 0),),
+    "4": ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    "5": ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    "6": ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+
+
+def drawn_die(face: str, *, size: float, angle: float, body: tuple[int, int, int],
+              pip: tuple[int, int, int], surface: tuple[int, int, int] = (40, 110, 40),
+              shape: tuple[int, int] = (480, 640)) -> np.ndarray:
+    """One die drawn flat in the middle of a plain surface."""
+    image = np.full((*shape, 3), surface, np.uint8)
+    cx, cy = shape[1] / 2, shape[0] / 2
+    c, s = math.cos(angle), math.sin(angle)
+    rot = np.array([[c, s], [-s, c]])
+    h = size / 2
+    square = np.array([[-h, -h], [h, -h], [h, h], [-h, h]]) @ rot + (cx, cy)
+    cv2.fillPoly(image, [np.round(square).astype(np.int32)], body, cv2.LINE_AA)
+    radius = max(1, round(size * (0.12 if face == "1" else 0.085)))
+    for px, py in np.array(GRID[face], float) * 0.27 * size @ rot + (cx, cy):
+        cv2.circle(image, (round(px), round(py)), radius, pip, -1, cv2.LINE_AA)
+    return image
+
+
+def test_die_size_is_estimated_from_the_blobs() -> None:
+    image = drawn_die("5", size=80, angle=0.4, body=(235, 235, 235), pip=(20, 20, 20))
+    assert estimate_die_px(image) == pytest.approx(80, rel=0.25)
+
+
+def test_empty_frame_has_no_die_size() -> None:
+    assert estimate_die_px(np.full((240, 320, 3), 90, np.uint8)) is None
+
+
+def test_spots_of_both_polarities() -> None:
+    dark = drawn_die("6", size=60, angle=0.0, body=(235, 235, 235), pip=(20, 20, 20))
+    light = drawn_die("6", size=60, angle=0.0, body=(30, 30, 30), pip=(240, 240, 240))
+    for image, light_pips in ((dark, False), (light, True)):
+        spots = find_spots(image, to_lab(image), 60.0)
+        assert sum(s.light == light_pips for s in spots) == 6
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(face=st.sampled_from(["1", "4", "5", "6"]), angle=st.floats(0, math.pi / 2),
+       size=st.floats(40, 120),
+       colours=st.sampled_from([((235, 235, 235), (20, 20, 20)), ((30, 30, 30), (240, 240, 240)),
+                                ((40, 200, 230), (30, 30, 30))]))
+def test_one_drawn_die_is_read(face: str, angle: float, size: float,
+                               colours: tuple[tuple[int, int, int], tuple[int, int, int]]) -> None:
+    image = drawn_die(face, size=size, angle=angle, body=colours[0], pip=colours[1])
+    reading = DiceReader().read(image)
+    assert reading.key == (face,)
+    die = reading.dice[0]
+    assert math.hypot(die.x - 320, die.y - 240) < 0.25 * size
+
+
+@pytest.mark.xfail(reason="known fault: a die corner sticking out in one colour channel (red on "
+                   "green) merges with the corner pip, lit in other channels", strict=True)
+def test_red_die_on_green_keeps_its_corner_pips() -> None:
+    image = drawn_die("5", size=42, angle=1.0, body=(40, 40, 190), pip=(240, 240, 240))
+    assert DiceReader().read(image).key == ("5",)
+
+
+def test_frame_is_resampled_so_a_die_is_about_forty_pixels() -> None:
+    image = drawn_die("4", size=120, angle=0.2, body=(235, 235, 235), pip=(20, 20, 20),
+                      shape=(720, 1280))
+    frame = prepare(image, 120.0)
+    assert frame.scale == pytest.approx(40 / 120)
+    assert len(frame.spots) == 4
+
+
+def test_rendered_rolls_floor(plain_style: DiceStyle) -> None:
+    """Rendered white dice on plain surfaces: a floor at the measured rate, not a target."""
+    rolls = [["1", "2", "3"], ["4", "5", "6"], ["2", "4"], ["3", "5", "6", "1"]]
+    right = 0
+    for seed in range(12):
+        faces = rolls[seed % 4]
+        scene = render_roll(faces, seed, style=plain_style)
+        right += DiceReader().read(scene.image).key == tuple(sorted(faces))
+    assert right >= 6  # measured 0.625 on 24 rolls
+
+
+# --- the calibrated path ----------------------------------------------------------------------
+
+def calibrated_reader(style: DiceStyle, conditions: str) -> DiceReader:
+    """A reader calibrated like an owner does it: two shots showing each MLEM face once."""
+    shots = []
+    for seed in (101, 102):
+        scene = render_roll(["1", "2", "3", "4", "fuel"], seed, style=style,
+                            conditions=conditions)
+        shots.append((scene.image, [LabelledDie(d.face, d.x, d.y) for d in scene.dice]))
+    profile = calibrate(shots)
+    assert profile.look() is not None
+    return DiceReader(profile)
+
+
+@pytest.mark.parametrize(("conditions", "style_seed", "floor"),
+                         [("normal", 3, 11), ("normal", 8, 11), ("hard", 2, 10)])
+def test_calibrated_rolls_floor(conditions: str, style_seed: int, floor: int) -> None:
+    """Rendered MLEM rolls read by the body path: a floor a little under the measured rate."""
+    style = DiceStyle.random(random.Random(style_seed), conditions=conditions)
+    reader = calibrated_reader(style, conditions)
+    rng = random.Random(style_seed)
+    right = 0
+    for seed in range(12):
+        faces = random_faces(rng, rng.randint(1, 6))
+        scene = render_roll(faces, 200 + seed, style=style, conditions=conditions)
+        reading = reader.read(scene.image)
+        right += reading.key == tuple(sorted(faces))
+        for die in reading.dice:  # every die found is a die, near its centre
+            assert min(math.hypot(die.x - d.x, die.y - d.y) for d in scene.dice) < 0.3 * style.size
+    assert right >= floor
+
+
+def test_calibrated_reader_sees_an_empty_tray_as_empty(plain_style: DiceStyle) -> None:
+    reader = calibrated_reader(plain_style, "normal")
+    assert reader.read(render_empty(7)).dice == ()

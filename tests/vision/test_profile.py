@@ -1,0 +1,68 @@
+"""Profiles: JSON round trip, file round trip, calibration from rendered shots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.bodies import TEMPLATE
+from vision.profile import FuelShape, LabelledDie, Profile, body_match, calibrate
+from vision.render import DiceStyle, render_roll
+
+SAMPLE = Profile(bodies=((230.0, 1.0, -2.0),), pips=((20.0, 0.0, 0.0),),
+                 fuel=FuelShape((0.6, 1.6, 2.4, 2.9), 0.33, 0.08), faces_seen=("1", "fuel"),
+                 body_bgr=(236.0, 236.0, 234.0), inks_bgr=((25.0, 25.0, 25.0), (30.0, 40.0, 210.0)),
+                 die_frac=0.1, pip_offset=0.28, pip_radius=0.09, one_radius=0.12,
+                 fuel_templates=(tuple(0.5 for _ in range(TEMPLATE * TEMPLATE)),))
+
+
+def test_json_round_trip() -> None:
+    assert Profile.from_json(SAMPLE.to_json()) == SAMPLE
+    assert Profile.from_json(Profile().to_json()) == Profile()
+    look = Profile.from_json(SAMPLE.to_json()).look()
+    assert look is not None and len(look.fuel) == 1 and look.fuel[0].shape == (TEMPLATE, TEMPLATE)
+
+
+def test_version_one_profiles_still_load_without_the_body_path() -> None:
+    old = Profile.from_json('{"version": 1, "bodies": [[230, 1, -2]], "pips": [], "fuel": null}')
+    assert old.bodies == ((230.0, 1.0, -2.0),)
+    assert old.look() is None
+
+
+def test_file_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "dice.json"
+    SAMPLE.save(path)
+    assert Profile.load(path) == SAMPLE
+
+
+@pytest.mark.parametrize("text", ['{"version": 99}', '{"version": 1, "fuel": {"hu": [1]}}'])
+def test_bad_documents_are_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        Profile.from_json(text)
+
+
+def test_body_colours_gate_spots_only_when_calibrated() -> None:
+    assert body_match(Profile(), (0.0, 90.0, 90.0))
+    assert body_match(SAMPLE, (200.0, 3.0, 0.0))
+    assert not body_match(SAMPLE, (60.0, -40.0, 80.0))
+
+
+def test_calibration_learns_the_fuel_symbol(plain_style: DiceStyle) -> None:
+    faces = ["1", "2", "3", "4", "fuel"]
+    shots = []
+    for seed in (1, 2):
+        scene = render_roll(faces, seed, style=plain_style)
+        shots.append((scene.image, [LabelledDie(d.face, d.x, d.y) for d in scene.dice]))
+    profile = calibrate(shots)
+    assert profile.fuel is not None
+    assert profile.fuel.roundness < 0.6
+    assert "fuel" in profile.faces_seen
+    assert profile.bodies and profile.pips
+    # the body path: colours, size (the style's 100 px die at 1280x720) and the symbol
+    look = profile.look()
+    assert look is not None
+    assert max(abs(a - b) for a, b in zip(look.body, plain_style.body, strict=True)) < 25
+    assert look.die_frac * 720 == pytest.approx(plain_style.size, rel=0.15)
+    assert 0.2 < look.pip_offset < 0.36
+    assert len(look.fuel) == 2

@@ -1,0 +1,713 @@
+"""The calibrated path: die bodies found by the set's colour, each top face read in a square.
+
+With a profile the reader knows what this dice set looks like: body colour, ink colours (pips,
+fuel symbol), die size relative to the frame, pip geometry and the fuel symbol itself. Then the
+dice are best found as bodies, not as pips:
+
+1. Body mask at a coarse scale (a die about ``COARSE_DIE_PX`` wide): pixels whose chromaticity is
+   near the calibrated body's, whose lightness is within a broad band of it (light falls
+   unevenly) and that are nearer the body colour than the bare surface around them. Holes
+   (pips, the symbol, glare) are filled. The *cores* keep only pixels nearly as light as the
+   body around them: the darker bevelled rims drop out, so touching dice come apart.
+2. A body blob holds as many dice as its area says. A lone die is its blob's ``minAreaRect``;
+   a blob of several is split between its cores (or by k-means). Each die is a square of the
+   calibrated width.
+3. The top face is warped to a canonical square of ``CANON`` px and turned into *ink* maps: how
+   far each pixel has moved from the die's own body colour towards each calibrated ink colour.
+4. The ink maps are matched (normalised cross-correlation, a few pixels of slack, all templates
+   in one matrix product) against the pip layouts drawn with the calibrated pip geometry and
+   against the calibrated fuel symbol in four rotations. The best template names the face; its
+   score and its lead over the runner-up give the confidence.
+
+Every size is a fraction of the die width; no per-pixel Python loops.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detect import background
+
+CANON = 32
+"""Side of the canonical top face, px: pips are then about 5 px across."""
+MARGIN = 5
+"""Canonical pixels of slack around the face in the warped crop."""
+TEMPLATE = 36
+"""Side of the region matched against the templates (leaves +-3 px of shift)."""
+INNER = 0.8
+"""Part of the canonical face (the core) that can hold ink."""
+COARSE_DIE_PX = 22.0
+"""Die width the body mask is computed at."""
+CHROMA_TOL = 0.16
+"""Largest chromaticity distance (normalised rgb, grey = (1, 1, 1)) of a body pixel."""
+CHROMA_FLOOR = 75.0
+"""Lightness below which chromaticity is taken absolutely (grey levels over this floor)."""
+LIGHT_BAND = (0.6, 1.9)
+"""Lightness of a body pixel over the calibrated body lightness (uneven light, glare)."""
+CORE_LIGHT = 0.86
+"""Core pixels are at least this light relative to the body around them (rims are ~0.74)."""
+
+CORE_NOISE = 5.0
+"""Grey levels a core pixel may always fall below the body around it (noise on dark dice)."""
+
+TURN_TRIALS = (0.0, 45.0, 22.5, -22.5)
+"""Turns (degrees) added to a blob's angle while its face matches nothing."""
+SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
+"""Multiples of the estimated die width that calibration tries, keeping the one that reads the
+calibration shots best."""
+
+PIP_GRID: dict[str, tuple[tuple[int, int], ...]] = {
+    "1": ((0, 0),),
+    "2": ((-1, -1), (1, 1)),
+    "3": ((-1, -1), (0, 0), (1, 1)),
+    "4": ((-1, -1), (1, -1), (-1, 1), (1, 1)),
+    "5": ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
+    "6": ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
+}
+
+
+@dataclass(frozen=True)
+class Look:
+    """What the calibrated path needs to know about a dice set (built from a Profile)."""
+
+    body: tuple[float, float, float]
+    """Body colour, BGR."""
+    inks: tuple[tuple[float, float, float], ...]
+    """Pip and symbol colours, BGR."""
+    die_frac: float
+    """Core die width over the frame's shorter side, as calibrated."""
+    pip_offset: float = 0.27
+    """Pip offset from the face centre over the core width."""
+    pip_radius: float = 0.09
+    one_radius: float = 0.12
+    fuel: tuple[np.ndarray, ...] = ()
+    """Calibrated fuel ink maps, ``TEMPLATE`` square, float32."""
+
+
+@dataclass(frozen=True)
+class BodyRead:
+    """One die of the calibrated path, in frame pixels."""
+
+    face: str | None
+    confidence: float
+    x: float
+    y: float
+    size: float
+
+
+def coarse(image: np.ndarray, die: float) -> tuple[np.ndarray, float]:
+    """The image shrunk by a whole factor so a die is about ``COARSE_DIE_PX`` wide (area
+    averaging by a whole factor is fast), and the scale (coarse over frame pixels)."""
+    factor = max(1, round(die / COARSE_DIE_PX))
+    if factor == 1:
+        return image, 1.0
+    h, w = image.shape[:2]
+    return cv2.resize(image, (w // factor, h // factor), interpolation=cv2.INTER_AREA), 1 / factor
+
+
+_LOCAL = threading.local()
+
+
+def _scratch(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A float32 work array kept between frames of one thread (same frame size: no new pages
+    to fault in)."""
+    store: dict[tuple[str, tuple[int, ...]], np.ndarray] = _LOCAL.__dict__.setdefault("a", {})
+    key = (name, shape)
+    if key not in store:
+        if len(store) > 40:
+            store.clear()
+        store[key] = np.empty(shape, np.float32)
+    return store[key]
+
+
+# --- masks ------------------------------------------------------------------------------------
+
+
+def body_mask(image: np.ndarray, body: tuple[float, float, float],
+              surface: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(loose body mask uint8, lightness float32) of a BGR image for a body colour.
+
+    A body pixel has about the body's chromaticity (its colour is the body colour times some
+    light), a lightness within a broad band of the body's, and is nearer the body colour than
+    the bare surface around it (``surface``, a wide median): white dice stand out from a grey
+    floor of the same hue that way. Chromaticity deviations are taken over the lightness, but
+    never over less than ``CHROMA_FLOOR``: the hue of a dark colour is mostly noise.
+    """
+    # Written for few large temporaries: every fresh megabyte costs page faults (about as much
+    # as the arithmetic), so results are computed in place where they can be.
+    h, w = image.shape[:2]
+    f = _scratch("f", (h, w, 3))
+    np.copyto(f, cv2.blur(image, (3, 3)), casting="unsafe")  # noise and JPEG chroma blocks
+    sf = _scratch("sf", (h, w, 3))
+    np.copyto(sf, surface, casting="unsafe")
+    third = np.full((1, 3), 1 / 3, np.float32)
+    ones = np.ones((1, 3), np.float32)
+    light = cv2.transform(f, third, dst=_scratch("light", (h, w)))
+    s_light = cv2.transform(sf, third, dst=_scratch("s_light", (h, w)))
+    np.maximum(s_light, 1.0, out=s_light)
+    b = np.array(body, np.float32)
+    lb = max(float(b.mean()), 1.0)
+    inv = np.maximum(light, np.float32(CHROMA_FLOOR), out=_scratch("inv", (h, w)))
+    np.divide(np.float32(1.0), inv, out=inv)
+    # deviation from "this chromaticity at this pixel's lightness", for body and surface
+    dev = cv2.transform(f, np.eye(3, dtype=np.float32) - np.outer(b / lb, third.ravel()),
+                        dst=_scratch("dev", (h, w, 3)))
+    np.multiply(dev, dev, out=dev)
+    to_body = cv2.transform(dev, ones, dst=_scratch("to_body", (h, w)))
+    cv2.sqrt(to_body, to_body)
+    np.multiply(to_body, inv, out=to_body)
+    ratio = np.divide(light, s_light, out=_scratch("ratio", (h, w)))
+    ds = cv2.merge([ratio, ratio, ratio], dst=dev)
+    np.multiply(ds, sf, out=ds)
+    np.subtract(f, ds, out=ds)
+    np.multiply(ds, ds, out=ds)
+    to_surface = cv2.transform(ds, ones, dst=_scratch("to_surface", (h, w)))
+    cv2.sqrt(to_surface, to_surface)
+    np.multiply(to_surface, inv, out=to_surface)
+    # lightness differences as log ratios: |log L - log Lb| and |log L - log Ls|
+    log_l = np.maximum(light, np.float32(1.0), out=_scratch("log_l", (h, w)))
+    cv2.log(log_l, log_l)
+    cv2.log(s_light, s_light)
+    np.subtract(log_l, s_light, out=s_light)
+    np.abs(s_light, out=s_light)
+    np.add(to_surface, s_light, out=to_surface)
+    np.subtract(log_l, np.float32(np.log(lb)), out=log_l)
+    np.abs(log_l, out=log_l)
+    np.add(log_l, to_body, out=log_l)
+    lo, hi = LIGHT_BAND[0] * lb, LIGHT_BAND[1] * lb
+    mask = (to_body < CHROMA_TOL) & (light > lo) & (light < hi) & (log_l < to_surface)
+    return mask.astype(np.uint8), light
+
+
+def _fill_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
+    """Fill the enclosed holes of ``mask`` smaller than ``max_area`` (pips, symbol, glare).
+
+    A flood fill from the border finds what is not enclosed; only when the holes add up to
+    more than a few small ones are they measured one by one (a ring of dice around the floor).
+    """
+    h, w = mask.shape
+    pad = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    cv2.floodFill(pad, None, (0, 0), 1)
+    holes = (1 - pad[1:h + 1, 1:w + 1]).astype(np.uint8)
+    if cv2.countNonZero(holes) > 8 * max_area:
+        _n, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+        small = stats[:, cv2.CC_STAT_AREA] < max_area
+        small[0] = False
+        holes = small[labels].astype(np.uint8)
+    out: np.ndarray = cv2.bitwise_or(mask, holes)
+    return out
+
+
+def die_masks(image: np.ndarray, body: tuple[float, float, float], die_px: float,
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(bodies, cores) of a coarse BGR image, uint8 masks with holes filled.
+
+    Bodies are every pixel of the set's colour: whole top faces (and some of a tilted die's
+    side). Cores keep only pixels nearly as light as the body around them: the darker bevelled
+    rims drop out, so touching dice fall apart into one core each.
+    """
+    loose, light = body_mask(image, body, background(image, 6.0 * die_px))
+    k = max(3, int(die_px) | 1)
+    lm = loose.astype(np.float32)
+    local = cv2.boxFilter(light * lm, -1, (k, k)) / np.maximum(cv2.boxFilter(lm, -1, (k, k)),
+                                                                1e-3)
+    # relative to the body around it, but never finer than the noise of a dark die
+    core = (loose > 0) & (light > local - np.maximum((1 - CORE_LIGHT) * local, CORE_NOISE))
+    kernel = np.ones((3, 3), np.uint8)
+    hole = 0.3 * die_px * die_px
+    # closing first seals pips and glare that reach a die's edge, so they fill as holes
+    closed = cv2.morphologyEx(loose, cv2.MORPH_CLOSE, kernel)
+    bodies = cv2.morphologyEx(_fill_holes(closed, hole), cv2.MORPH_OPEN, kernel)
+    cores = cv2.morphologyEx(_fill_holes(core.astype(np.uint8), hole), cv2.MORPH_OPEN, kernel)
+    return bodies, cores
+
+
+# --- faces in the canonical square ------------------------------------------------------------
+
+
+def _disc_template(points: list[tuple[float, float, float]], size: int) -> np.ndarray:
+    """Anti-aliased discs (x, y, r in canonical px from the face centre), ``size`` square."""
+    up = 4
+    canvas = np.zeros((size * up, size * up), np.uint8)
+    c = size / 2
+    for x, y, r in points:
+        cv2.circle(canvas, (round((c + x) * up), round((c + y) * up)), max(1, round(r * up)), 255,
+                   -1, cv2.LINE_AA)
+    small = cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA)
+    out: np.ndarray = cv2.GaussianBlur(small.astype(np.float32) / 255.0, (0, 0), 0.6)
+    return out
+
+
+@dataclass(frozen=True)
+class Templates:
+    """Every face's templates as matrix columns, ready for one matrix product per die."""
+
+    faces: tuple[str, ...]
+    """The face of each column."""
+    unit: np.ndarray
+    """(TEMPLATE**2, n) float32: each template less its mean, over its norm (for NCC)."""
+    contrast: np.ndarray
+    """(TEMPLATE**2, n) float32: mean over the template's ink minus mean over its bare body."""
+    fuel: np.ndarray
+    """(n,) bool: columns matched on the symbol's ink map rather than the pips'."""
+
+
+def pip_templates(look: Look) -> Templates:
+    """Every face's templates in the canonical frame: pip layouts in each distinct orientation,
+    the fuel symbol in four rotations."""
+    pairs: list[tuple[str, np.ndarray]] = []
+    off = look.pip_offset * CANON
+    for face, grid in PIP_GRID.items():
+        r = (look.one_radius if face == "1" else look.pip_radius) * CANON
+        variants: list[np.ndarray] = []
+        for swap in (False, True):
+            pts = [((gy if swap else gx) * off, (-gx if swap else gy) * off, r) for gx, gy in grid]
+            t = _disc_template(pts, TEMPLATE)
+            if not any(np.abs(t - v).max() < 0.05 for v in variants):
+                variants.append(t)
+        pairs.extend((face, v) for v in variants)
+    pairs.extend(("fuel", np.rot90(t, k)) for t in look.fuel for k in range(4))
+    unit, contrast = [], []
+    for _, t in pairs:
+        v = t.astype(np.float32).ravel()
+        c = v - v.mean()
+        unit.append(c / max(float(np.linalg.norm(c)), 1e-6))
+        on, bare = (v > 0.5).astype(np.float32), (v < 0.1).astype(np.float32)
+        contrast.append(on / max(float(on.sum()), 1.0) - bare / max(float(bare.sum()), 1.0))
+    return Templates(tuple(f for f, _ in pairs), np.stack(unit, axis=1),
+                     np.stack(contrast, axis=1), np.array([f == "fuel" for f, _ in pairs]))
+
+
+def canonical(image: np.ndarray, rect: tuple[tuple[float, float], tuple[float, float], float],
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The top face in ``rect`` (image pixels) warped to a ``CANON + 2 MARGIN`` square, and the
+    affine map from image to canonical pixels."""
+    box = cv2.boxPoints(rect).astype(np.float32)
+    side = CANON + 2 * MARGIN
+    dst = np.array([[MARGIN, MARGIN + CANON], [MARGIN, MARGIN], [MARGIN + CANON, MARGIN]],
+                   np.float32)
+    m = cv2.getAffineTransform(box[:3], dst)
+    out: np.ndarray = cv2.warpAffine(image, m, (side, side), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return out, m
+
+
+def _inner_window() -> np.ndarray:
+    side = CANON + 2 * MARGIN
+    win = np.zeros((side, side), np.float32)
+    a = MARGIN + round(0.5 * (1 - INNER) * CANON)
+    win[a:side - a, a:side - a] = 1.0
+    return win
+
+
+def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
+    """Per calibrated ink colour: how far each pixel went from this die's own body colour
+    towards that ink (its colour scaled by the die's light), 0..1, inside the inner part of
+    the face only (the bevelled rim and the surface are not ink)."""
+    f = crop.astype(np.float32)
+    c = CANON // 2 + MARGIN
+    q = CANON // 3
+    centre = f[c - q:c + q, c - q:c + q].reshape(-1, 3)
+    body = np.median(centre, axis=0)
+    gain = body / np.maximum(np.array(look.body, np.float32), 1.0)
+    out = []
+    for ink in look.inks:
+        axis = np.array(ink, np.float32) * gain - body
+        norm2 = max(float(axis @ axis), 100.0)
+        proj = cv2.transform(f - body, (axis / norm2).reshape(1, 3))
+        out.append(np.clip(proj, 0.0, 1.0) * _WINDOW)
+    return out
+
+
+def _shifted(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``TEMPLATE`` square window of ``ink`` as matrix rows, and each row's norm about
+    its mean."""
+    win = np.lib.stride_tricks.sliding_window_view(ink, (TEMPLATE, TEMPLATE))
+    rows = win.reshape(-1, TEMPLATE * TEMPLATE)
+    n = TEMPLATE * TEMPLATE
+    sums = rows.sum(axis=1)
+    var = np.maximum((rows * rows).sum(axis=1) - sums * sums / n, 1e-6)
+    return rows, np.sqrt(var)
+
+
+def read_face(inks: list[np.ndarray], templates: Templates,
+              ) -> tuple[str | None, float, tuple[float, float]]:
+    """(face, confidence, centre shift in canonical px) by template correlation over a few
+    pixels of shift. Pips are matched on the first ink map (pip colour), the fuel symbol on the
+    last (its own colour)."""
+    if float(inks[0].std()) < 0.03 and float(inks[-1].std()) < 0.03:
+        return None, 0.0, (0.0, 0.0)
+    side = inks[0].shape[0] - TEMPLATE + 1
+    rows, norms = _shifted(inks[0])
+    ncc = (rows @ templates.unit) / norms[:, None]
+    contrast = rows @ templates.contrast
+    if templates.fuel.any() and inks[-1] is not inks[0]:
+        frows, fnorms = _shifted(inks[-1])
+        cols = templates.fuel
+        ncc[:, cols] = (frows @ templates.unit[:, cols]) / fnorms[:, None]
+        contrast[:, cols] = frows @ templates.contrast[:, cols]
+    # correlation ignores amplitude: ask for ink about as strong as calibrated, so a faint echo
+    # in another ink's map (a white pip seen in the blue symbol's map) loses
+    score = ncc * np.clip(contrast / 0.5, 0.0, 1.0)
+    at = np.argmax(score, axis=0)
+    col_best = score[at, np.arange(score.shape[1])]
+    scores: dict[str, tuple[float, int]] = {}
+    for j, face in enumerate(templates.faces):
+        if face not in scores or col_best[j] > scores[face][0]:
+            scores[face] = (float(col_best[j]), int(at[j]))
+    ranked = sorted(scores.items(), key=lambda kv: kv[1][0], reverse=True)
+    face, (best, pos) = ranked[0]
+    half = (side - 1) / 2
+    shift = (pos % side - half, pos // side - half)
+    runner = ranked[1][1][0] if len(ranked) > 1 else 0.0
+    margin = best - runner
+    conf = float(np.clip((best - 0.45) / 0.35, 0.0, 1.0) * np.clip(margin / 0.08, 0.0, 1.0))
+    if best < 0.45:
+        return None, 0.0, shift
+    return face, conf, shift
+
+
+_WINDOW = _inner_window()
+
+
+def _face_crop(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical crop of a face of ``side`` frame px; big faces are first shrunk (area
+    average) in a window around them so the warp does not alias. Returns the crop and the map
+    from frame to canonical pixels."""
+    shrink = int(side / (1.5 * CANON))
+    if shrink < 2:
+        return canonical(image, (centre, (side, side), angle))
+    h, w = image.shape[:2]
+    r = int(0.8 * side) + shrink
+    x0 = max(0, int(centre[0]) - r) // shrink * shrink
+    y0 = max(0, int(centre[1]) - r) // shrink * shrink
+    x1, y1 = min(w, int(centre[0]) + r), min(h, int(centre[1]) + r)
+    win = image[y0:y1, x0:x1]
+    small = cv2.resize(win, (win.shape[1] // shrink, win.shape[0] // shrink),
+                       interpolation=cv2.INTER_AREA)
+    k = 1.0 / shrink
+    crop, m = canonical(small, (((centre[0] - x0) * k, (centre[1] - y0) * k),
+                                (side * k, side * k), angle))
+    # frame -> window -> small -> canonical
+    to_small = np.array([[k, 0, -x0 * k], [0, k, -y0 * k], [0, 0, 1]])
+    full = m @ to_small
+    return crop, full
+
+
+def read_die(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+             look: Look, templates: Templates) -> BodyRead | None:
+    """Read the face of the die whose top face is near ``centre``, turned by about ``angle``.
+
+    The templates may shift a few pixels; when the best fit is at that limit (the blob was
+    lopsided: one rim lit, the other in shade, a side face showing) the face is warped again
+    around the new centre. A blob notched by pips and glare at its edge can give a turn that is
+    off by up to 45 degrees, so a face that matches nothing is tried again at other turns.
+    """
+    for turn in TURN_TRIALS:
+        read = _read_at(image, centre, side, angle + turn, look, templates)
+        if read is not None:
+            return read
+    return None
+
+
+def _read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+             look: Look, templates: Templates) -> BodyRead | None:
+    limit = (CANON + 2 * MARGIN - TEMPLATE) / 2
+    c = MARGIN + CANON / 2
+    x, y = centre
+    for _ in range(3):
+        crop, m = _face_crop(image, (x, y), side, angle)
+        face, conf, (sx, sy) = read_face(ink_maps(crop, look), templates)
+        # the template's shift moves the centre: back from canonical to frame pixels
+        x, y = (float(v) for v in cv2.invertAffineTransform(m) @ np.array([c + sx, c + sy, 1]))
+        if max(abs(sx), abs(sy)) < limit:
+            break
+    if face is None:
+        return None
+    return BodyRead(face, conf, x, y, side)
+
+
+# --- the frame --------------------------------------------------------------------------------
+
+
+Rect = tuple[tuple[float, float], tuple[float, float], float]
+
+
+def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
+    """One rotated square per die, ``die`` wide (coarse pixels).
+
+    A body blob holds as many dice as its area says. A lone die is its blob's rectangle. A blob
+    of several dice is split between its cores when they number as many as its area says (the
+    rims between touching dice are darker, so cores come apart), else by k-means.
+    """
+    single = die * die
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(bodies, connectivity=8)
+    out: list[Rect] = []
+    for i in range(1, n):
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        k = max(1, round(area / single))
+        if area < 0.4 * single or k > 12:
+            continue
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
+        mine = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        nc, _, cstats, cents = cv2.connectedComponentsWithStats(cores[y:y + bh, x:x + bw] * mine,
+                                                                connectivity=8)
+        seeds = [j for j in range(1, nc) if cstats[j, cv2.CC_STAT_AREA] >= 0.3 * single]
+        ys, xs = np.nonzero(mine)
+        pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
+        parts: list[np.ndarray] = []
+        if 2 <= len(seeds) <= area / single + 0.7:
+            k = len(seeds)  # the cores say how many dice touch here
+        if k == 1:
+            parts.append(pts)
+        else:
+            if len(seeds) == k:  # each body pixel goes to the nearest core
+                centres = np.array([cents[j] for j in seeds], np.float32)
+                centres += np.array([x, y], np.float32)
+                lab = np.argmin(((pts[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
+            else:
+                crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+                _, lab2, _ = cv2.kmeans(pts, k, np.zeros(0, np.int32), crit, 2,
+                                        cv2.KMEANS_PP_CENTERS)
+                lab = lab2.ravel()
+            parts.extend(pts[lab == j] for j in range(k) if (lab == j).sum() >= 0.3 * single)
+        for part in parts:
+            (cx, cy), (rw, rh), angle = cv2.minAreaRect(part)
+            if (max(rw, rh) > 1.8 * min(rw, rh) or max(rw, rh) > 1.8 * die
+                    or min(rw, rh) < 0.4 * die):
+                continue
+            out.append(((cx, cy), (die, die), angle))
+    return out
+
+
+def read_bodies(image: np.ndarray, look: Look,
+                templates: Templates) -> list[BodyRead] | None:
+    """Every die of the set in a BGR frame; None when the body colour does not single dice out
+    (the surface looks like the dice): the caller then falls back to the pip-first path."""
+    h, w = image.shape[:2]
+    die = look.die_frac * min(h, w)
+    small, scale = coarse(image, die)
+    d = die * scale
+    bodies, cores = die_masks(small, look.body, d)
+    if bodies.mean() > 0.4:
+        return None
+    out = []
+    for (cx, cy), _, angle in _rects(bodies, cores, d):
+        box = cv2.boxPoints(((cx, cy), (0.7 * d, 0.7 * d), angle))
+        if box.min() < 0 or (box[:, 0] > bodies.shape[1] - 1).any() or (
+                box[:, 1] > bodies.shape[0] - 1).any():
+            continue  # cut by the frame edge: not a whole die
+        centre = ((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5)
+        read = read_die(image, centre, die, angle, look, templates)
+        if read is not None:
+            out.append(read)
+    return out
+
+
+# --- calibration ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What calibration learns for this path (stored in the Profile)."""
+
+    body: tuple[float, float, float]
+    inks: tuple[tuple[float, float, float], ...]
+    die_frac: float
+    pip_offset: float
+    pip_radius: float
+    one_radius: float
+    fuel: tuple[np.ndarray, ...]
+
+
+def _bgr(v: np.ndarray) -> tuple[float, float, float]:
+    return (round(float(v[0]), 1), round(float(v[1]), 1), round(float(v[2]), 1))
+
+
+def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+          die_guess: list[float]) -> Learned | None:
+    """Learn body and ink colours, die size, pip geometry and the fuel symbol from labelled
+    shots (face, x, y in frame pixels); ``die_guess`` is a rough die width per shot."""
+    # one camera: the largest rough guess stands for every shot (a guess too small breaks the
+    # surface estimate, one too large costs nothing)
+    die_guess = [max(die_guess)] * len(die_guess)
+    # 1. body colour: the median of the pixels around all labelled centres together (a centre
+    # may sit on a pip or the symbol; over all dice the body is most of it), taken again once
+    # the die size is known
+    body = _body_colour(shots, die_guess, pooled=True)
+    if body is None:
+        return None
+    fracs = [_settle_size(image, dice, body, s0) / min(image.shape[:2])
+             for (image, dice), s0 in zip(shots, die_guess, strict=True)]
+    settled = [float(np.median(fracs)) * min(image.shape[:2]) for image, _ in shots]
+    body = _body_colour(shots, settled, pooled=False)
+    if body is None:
+        return None
+    # one camera, one die size (as a fraction of the frame): each shot proposes one
+    fracs = [_settle_size(image, dice, body, s0) / min(image.shape[:2])
+             for (image, dice), s0 in zip(shots, settled, strict=True)]
+    proposals = sorted({round(f, 4) for f in [*fracs, float(np.median(fracs))]})
+    # each proposal, and a few multiples of it, is checked by reading the calibration shots
+    # back: glare, a dark die on a dark floor or a crowd can mislead one estimate
+    best: tuple[int, float, Learned] | None = None
+    for frac in proposals:
+        for factor in SIZE_TRIALS:
+            sizes = [frac * factor * min(image.shape[:2]) for image, _ in shots]
+            found = _learn_at(shots, body, sizes)
+            if found is None:
+                continue
+            score = _self_check(shots, found)
+            rank = -abs(np.log(factor))  # ties: the unscaled estimate
+            if best is None or (score, rank) > (best[0], best[1]):
+                best = (score, rank, found)
+    return None if best is None else best[2]
+
+
+def _body_colour(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+                 sizes: list[float], pooled: bool) -> np.ndarray | None:
+    """Median colour within a third of a die of the labelled centres: of all those pixels
+    together (``pooled``: robust when the size is unsure and a window may sit on ink), else the
+    median of each window's median (robust to glare on a few dice)."""
+    pixels = []
+    for (image, dice), size in zip(shots, sizes, strict=True):
+        r = max(2, int(0.3 * size))
+        for _, x, y in dice:
+            win = image[max(0, int(y) - r):int(y) + r + 1, max(0, int(x) - r):int(x) + r + 1]
+            if win.size:
+                pixels.append(win.reshape(-1, 3))
+    if not pixels:
+        return None
+    if pooled:
+        out: np.ndarray = np.median(np.concatenate(pixels), axis=0)
+    else:
+        out = np.median(np.array([np.median(p, axis=0) for p in pixels]), axis=0)
+    return out
+
+
+def _settle_size(image: np.ndarray, dice: list[tuple[str, float, float]], body: np.ndarray,
+                 s0: float) -> float:
+    """Die width in one shot: twice the distance from each labelled centre to the edge of its
+    body blob (alone or touching others); the masks depend on the size, so a few rounds."""
+    size = s0
+    for _ in range(4):
+        small, scale = coarse(image, size)
+        bodies, _ = die_masks(small, _bgr(body), size * scale)
+        dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 3)
+        peaks = []
+        r = max(1, int(0.3 * size * scale))
+        for _, x, y in dice:
+            win = dist[max(0, int(y * scale) - r):int(y * scale) + r + 1,
+                       max(0, int(x * scale) - r):int(x * scale) + r + 1]
+            if win.size and win.max() > 1:
+                peaks.append(float(win.max()))
+        if not peaks:
+            break
+        new = 2.0 * float(np.median(peaks)) / scale
+        done = abs(new - size) < 0.04 * size
+        size = new
+        if done:
+            break
+    return size
+
+
+def _self_check(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+                learned: Learned) -> int:
+    """How many labelled dice of the calibration shots a reader with ``learned`` gets right,
+    less the dice it sees that are not there."""
+    look = Look(learned.body, learned.inks, learned.die_frac, learned.pip_offset,
+                learned.pip_radius, learned.one_radius, learned.fuel)
+    templates = pip_templates(look)
+    score = 0
+    for image, dice in shots:
+        reads = read_bodies(image, look, templates) or []
+        radius = 0.4 * learned.die_frac * min(image.shape[:2])
+        for r in reads:
+            hit = [f for f, x, y in dice if np.hypot(r.x - x, r.y - y) < radius]
+            score += 1 if hit and hit[0] == r.face else -1
+    return score
+
+
+def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], body: np.ndarray,
+              sizes: list[float]) -> Learned | None:
+    """Learn the rest of the set given the die width in each shot."""
+    fracs = []
+    rects: list[tuple[np.ndarray, str, Rect]] = []
+    for (image, dice), size in zip(shots, sizes, strict=True):
+        h, w = image.shape[:2]
+        small, scale = coarse(image, size)
+        bodies, cores = die_masks(small, _bgr(body), size * scale)
+        d = size * scale
+        fracs.append(size / min(h, w))
+        found = _rects(bodies, cores, d)
+        for face, x, y in dice:
+            near = [rc for rc in found
+                    if np.hypot(rc[0][0] - x * scale, rc[0][1] - y * scale) < 0.4 * d]
+            if len(near) == 1:
+                (cx, cy), _, a = near[0]
+                rects.append((image, face, (((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5),
+                                             (size, size), a)))
+    if not fracs:
+        return None
+    die_frac = float(np.median(fracs))
+    # 3. ink colours: what is far from the body on each face
+    inks = []
+    crops = []
+    for image, face, rect in rects:
+        crop, _ = canonical(image, rect)
+        inner = int(0.37 * CANON)
+        c = MARGIN + CANON // 2
+        f = crop[c - inner:c + inner, c - inner:c + inner].reshape(-1, 3).astype(np.float32)
+        d = np.linalg.norm(f - body, axis=1)
+        # the farthest few percent: the ink itself, not the shading around pips
+        far = f[d >= max(40.0, float(np.percentile(d, 96)))]
+        if len(far) >= 4:
+            inks.append((face, np.median(far, axis=0)))
+        crops.append((face, crop))
+    pip_inks = [c for f, c in inks if f != "fuel"]
+    fuel_inks = [c for f, c in inks if f == "fuel"]
+    colours = []
+    for group in (pip_inks, fuel_inks):
+        if group:
+            colours.append(_bgr(np.median(np.array(group), axis=0)))
+    if not colours:
+        return None
+    look = Look(_bgr(body), tuple(colours), die_frac)
+    # 4. pip geometry and the fuel symbol from the ink maps
+    offsets, radii, ones, fuel = [], [], [], []
+    c0 = MARGIN + CANON / 2
+    for face, crop in crops:
+        maps = ink_maps(crop, look)
+        ink = maps[-1] if face == "fuel" else maps[0]
+        if face == "fuel":
+            m = (CANON + 2 * MARGIN - TEMPLATE) // 2
+            fuel.append(np.ascontiguousarray(ink[m:m + TEMPLATE, m:m + TEMPLATE]))
+            continue
+        inner = int(0.45 * CANON)
+        core = np.zeros(ink.shape, np.uint8)
+        core[int(c0) - inner:int(c0) + inner, int(c0) - inner:int(c0) + inner] = 1
+        n, _, stats, cents = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8) & core)
+        blobs = [(cents[i], stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)
+                 if stats[i, cv2.CC_STAT_AREA] >= 4]
+        if len(blobs) != int(face):
+            continue
+        # the pips' centroid is the face centre (faces 2..6): offsets free of a lopsided crop
+        mx, my = (float(v) for v in np.mean([b[0] for b in blobs], axis=0)) if face != "1" \
+            else (c0, c0)
+        for (bx, by), area in blobs:
+            rad = float(np.sqrt(area / np.pi)) / CANON
+            off = max(abs(bx - mx), abs(by - my)) / CANON
+            if face == "1":
+                ones.append(rad)
+            elif off > 0.1:
+                offsets.append(off)
+                radii.append(rad)
+    pip_offset = float(np.median(offsets)) if offsets else 0.27
+    pip_radius = float(np.median(radii)) if radii else 0.09
+    one_radius = float(np.median(ones)) if ones else pip_radius * 1.3
+    return Learned(_bgr(body), tuple(colours), die_frac, pip_offset, pip_radius, one_radius,
+                   tuple(fuel))

@@ -1,0 +1,199 @@
+"""Calibration: what one dice set looks like, learned from a few labelled shots, saved as JSON.
+
+A profile holds the colours of the set's bodies and pips and the shape of its fuel symbol. The
+reader uses the colours to ignore spots that are not on one of this set's dice (stars on a
+printed mat, specks on a table) and the shape to tell the fuel symbol from a big single pip.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from vision.bodies import TEMPLATE, Look, learn
+from vision.detect import Image, Spot, estimate_die_px, prepare
+
+Lab = tuple[float, float, float]
+PROFILE_VERSION = 2
+"""Version 2 adds the calibrated body path (``body_bgr`` and after); version 1 still loads."""
+BODY_TOLERANCE = 40.0
+"""How far (opponent-colour units) a spot's surround may be from a calibrated body colour."""
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One die of a calibration shot: its face and the centre of its top face (frame pixels)."""
+
+    face: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class FuelShape:
+    """The fuel symbol as seen on this set: shape moments, roundness and size relative to a die."""
+
+    hu: tuple[float, ...]
+    roundness: float
+    area: float
+    """Symbol area over die area."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A dice set. The default (no calibration) knows no colours and no fuel shape."""
+
+    bodies: tuple[Lab, ...] = ()
+    pips: tuple[Lab, ...] = ()
+    fuel: FuelShape | None = None
+    faces_seen: tuple[str, ...] = field(default=())
+    body_bgr: Lab | None = None
+    """Body colour (BGR) for the calibrated body path; None: pip-first path only."""
+    inks_bgr: tuple[Lab, ...] = ()
+    """Pip and symbol colours, BGR."""
+    die_frac: float = 0.0
+    """Die core width over the frame's shorter side (a fixed camera keeps it)."""
+    pip_offset: float = 0.27
+    pip_radius: float = 0.09
+    one_radius: float = 0.12
+    fuel_templates: tuple[tuple[float, ...], ...] = ()
+    """Canonical fuel ink maps, ``TEMPLATE`` square, row-major."""
+
+    def look(self) -> Look | None:
+        """What the body path needs, or None if this profile was not calibrated for it."""
+        if self.body_bgr is None or not self.inks_bgr or self.die_frac <= 0:
+            return None
+        fuel = tuple(np.array(t, np.float32).reshape(TEMPLATE, TEMPLATE)
+                     for t in self.fuel_templates if len(t) == TEMPLATE * TEMPLATE)
+        return Look(self.body_bgr, self.inks_bgr, self.die_frac, self.pip_offset,
+                    self.pip_radius, self.one_radius, fuel)
+
+    def to_json(self) -> str:
+        """The profile as a small JSON document."""
+        data = {"version": PROFILE_VERSION, **asdict(self)}
+        return json.dumps(data, indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> Profile:
+        """Parse :meth:`to_json` output.
+
+        :raises ValueError: for another version or a malformed document.
+        """
+        data = json.loads(text)
+        if data.get("version") not in (1, PROFILE_VERSION):
+            raise ValueError(f"unsupported profile version {data.get('version')!r}")
+        try:
+            fuel = data.get("fuel")
+            return cls(
+                bodies=tuple(_lab(c) for c in data.get("bodies", ())),
+                pips=tuple(_lab(c) for c in data.get("pips", ())),
+                fuel=FuelShape(tuple(float(v) for v in fuel["hu"]), float(fuel["roundness"]),
+                               float(fuel["area"])) if fuel else None,
+                faces_seen=tuple(str(f) for f in data.get("faces_seen", ())),
+                body_bgr=_lab(data["body_bgr"]) if data.get("body_bgr") else None,
+                inks_bgr=tuple(_lab(c) for c in data.get("inks_bgr", ())),
+                die_frac=float(data.get("die_frac", 0.0)),
+                pip_offset=float(data.get("pip_offset", 0.27)),
+                pip_radius=float(data.get("pip_radius", 0.09)),
+                one_radius=float(data.get("one_radius", 0.12)),
+                fuel_templates=tuple(tuple(float(v) for v in t)
+                                     for t in data.get("fuel_templates", ())),
+            )
+        except (KeyError, TypeError, IndexError) as exc:
+            raise ValueError(f"malformed profile: {exc}") from exc
+
+    def save(self, path: Path) -> None:
+        """Write the profile to ``path``."""
+        path.write_text(self.to_json() + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> Profile:
+        """Read a profile written by :meth:`save`.
+
+        :raises ValueError: if the file is not a profile of this version.
+        """
+        return cls.from_json(path.read_text(encoding="utf-8"))
+
+
+def body_match(profile: Profile, ring: Lab) -> bool:
+    """Could a spot with this surround lie on one of the profile's dice? Always, uncalibrated.
+
+    Lightness counts half: light falls unevenly across a tray, hue does not change with it.
+    """
+    if not profile.bodies:
+        return True
+    return any(np.hypot(0.5 * (ring[0] - b[0]), np.hypot(ring[1] - b[1], ring[2] - b[2]))
+               < BODY_TOLERANCE for b in profile.bodies)
+
+
+def _lab(c: Sequence[float] | np.ndarray) -> Lab:
+    return (float(c[0]), float(c[1]), float(c[2]))
+
+
+def _near(spots: Sequence[Spot], x: float, y: float, radius: float) -> list[Spot]:
+    return [s for s in spots if (s.x - x) ** 2 + (s.y - y) ** 2 <= radius * radius]
+
+
+def _cluster_colours(colours: list[Lab], tolerance: float = 20.0) -> tuple[Lab, ...]:
+    """A few representative colours: greedy clusters, each reported by its median."""
+    clusters: list[list[Lab]] = []
+    for c in colours:
+        for cl in clusters:
+            if np.linalg.norm(np.subtract(np.median(cl, axis=0), c)) < tolerance:
+                cl.append(c)
+                break
+        else:
+            clusters.append([c])
+    clusters.sort(key=len, reverse=True)
+    return tuple(_lab(np.median(cl, axis=0)) for cl in clusters[:4] if len(cl) >= 2)
+
+
+def calibrate(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profile:
+    """Learn a dice set from labelled shots ("show each face once").
+
+    Pip faces give the body and pip colours (the spots around each labelled centre); fuel faces
+    give the symbol: the largest non-round spot near the centre.
+    """
+    bodies: list[Lab] = []
+    pips: list[Lab] = []
+    fuels: list[FuelShape] = []
+    seen: set[str] = set()
+    shots = list(shots)
+    guesses = []
+    for image, dice in shots:
+        guess = estimate_die_px(image) or 0.08 * min(image.shape[:2])
+        guesses.append(guess)
+        frame = prepare(image, guess)
+        d = frame.die_px
+        for die in dice:
+            near = _near(frame.spots, die.x * frame.scale, die.y * frame.scale, 0.45 * d)
+            if not near:
+                continue
+            seen.add(die.face)
+            if die.face == "fuel":
+                sym = max(near, key=lambda s: s.area)
+                if sym.hu:
+                    fuels.append(FuelShape(sym.hu, sym.roundness, sym.area / (d * d)))
+                bodies.append(sym.ring)
+            else:
+                bodies.extend(s.ring for s in near)
+                pips.extend(s.colour for s in near)
+    fuel = None
+    if fuels:
+        fuel = FuelShape(tuple(float(v) for v in np.median([f.hu for f in fuels], axis=0)),
+                         float(np.median([f.roundness for f in fuels])),
+                         float(np.median([f.area for f in fuels])))
+    learned = learn([(image, [(d.face, d.x, d.y) for d in dice]) for image, dice in shots],
+                    guesses) if shots else None
+    base = Profile(_cluster_colours(bodies), _cluster_colours(pips), fuel, tuple(sorted(seen)))
+    if learned is None:
+        return base
+    return replace(
+        base, body_bgr=learned.body, inks_bgr=learned.inks, die_frac=round(learned.die_frac, 5),
+        pip_offset=round(learned.pip_offset, 4), pip_radius=round(learned.pip_radius, 4),
+        one_radius=round(learned.one_radius, 4),
+        fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in learned.fuel))
