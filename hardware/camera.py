@@ -244,6 +244,12 @@ class FolderCamera:
             raise HardwareError(f"cannot read {self.folder}: {e}") from e
 
 
+LabelledFace = tuple[str, float, float]
+"""A die of a labelled shot: face, x, y (the centre of its top face)."""
+CALIBRATION_LAYOUT = 1_000_000
+"""Layouts of the simulated calibration shots: far from any throw's layout number."""
+
+
 class SimulatedCamera:
     """A camera over a simulated tray: ``throw(faces)`` shows a few frames of dice tumbling
     (other faces, other places, motion blur), then the settled throw over and over; ``clear()``
@@ -284,6 +290,19 @@ class SimulatedCamera:
     def faces(self) -> tuple[str, ...]:
         """The faces of the settled throw on the tray (empty after ``clear()``)."""
         return self._faces
+
+    def calibration_shots(self, count: int = 2) -> list[tuple[np.ndarray, list[LabelledFace]]]:
+        """"Show each face once": labelled photos of this tray's dice set, as an owner takes them
+        for `companion vision calibrate`, so the demo reads dice through a calibrated profile."""
+        from vision.render import MLEM_FACES, render_roll
+
+        faces = sorted(set(MLEM_FACES))
+        shots = []
+        for shot in range(count):
+            scene = render_roll(faces, self.seed, width=self.width, height=self.height,
+                                conditions=self.conditions, layout=CALIBRATION_LAYOUT + shot)
+            shots.append((scene.image, [(d.face, d.x, d.y) for d in scene.dice]))
+        return shots
 
     def throw(self, faces: Sequence[str]) -> None:
         """Throw dice showing ``faces`` (1..6 of "1".."6", "fuel") onto the tray.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,8 @@ from hardware.base import ButtonEvent, Buttons, Camera, Display
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from vision.profile import Profile
 
 
 @dataclass
@@ -95,17 +98,34 @@ def _camera_opener(config: Config, cameras: list[Camera] | None) -> Callable[[],
 
 
 def _reader(config: Config) -> Callable[[Any], Any]:
+    from vision.profile import Profile
     from vision.reader import DiceReader
 
     profile = None
     if config.vision.profile:
-        from vision.profile import Profile
-
         try:
             profile = Profile.load(Path(config.vision.profile))
         except (OSError, ValueError) as exc:
             raise ConfigError([f"vision.profile: {exc}"]) from exc
+    elif config.camera.kind == "simulated":
+        profile = _simulated_profile(config)
     return DiceReader(profile, max_dice=config.vision.max_dice).read
+
+
+def _simulated_profile(config: Config) -> Profile:
+    """The demo calibrates its simulated dice set the way an owner calibrates real dice."""
+    return _calibrate_simulated(config.camera.seed, config.camera.width, config.camera.height)
+
+
+@cache
+def _calibrate_simulated(seed: int, width: int, height: int) -> Profile:
+    """A few seconds of work, done once per dice set and size in a process."""
+    from hardware.camera import SimulatedCamera
+    from vision.profile import LabelledDie, calibrate
+
+    camera = SimulatedCamera(seed, width, height)
+    return calibrate((image, [LabelledDie(*die) for die in dice])
+                     for image, dice in camera.calibration_shots())
 
 
 def mock_buttons(config: Config, factory: Any = None

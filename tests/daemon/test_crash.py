@@ -88,6 +88,17 @@ def run_until(child: Child, record: Record, deadline: float) -> bool:
         record.feed(line)
 
 
+def wait_until_playing(child: Child, record: Record, timeout: float = 60) -> None:
+    """Start the kill clock once the game is under way (start-up calibrates the dice first)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        line = child.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        assert line is not None, "the child ended before its game started"
+        record.feed(line)
+        if line.startswith("GAME"):
+            return
+
+
 def check_store(path: Path, record: Record) -> None:
     store = Store(path)
     try:
@@ -113,6 +124,7 @@ def kill_and_restart(tmp_path: Path, kills: int, seed: int, finish: bool) -> Rec
     record = Record()
     for _ in range(kills):
         child = Child(path, seed)
+        wait_until_playing(child, record)
         ended = run_until(child, record, time.monotonic() + rng.uniform(1.5, 4.5))
         if ended:
             break

@@ -132,6 +132,22 @@ def test_simulated_fail_is_an_unplugged_camera() -> None:
     assert camera.read().shape == (H, W, 3)
 
 
+def test_simulated_calibration_shots_teach_the_reader_this_dice_set() -> None:
+    """The demo calibrates like an owner: each face shown once, then throws read right."""
+    from vision.profile import LabelledDie, calibrate
+    from vision.reader import DiceReader
+
+    camera = SimulatedCamera(seed=5, width=640, height=480, rolling_frames=0)
+    shots = camera.calibration_shots()
+    assert [sorted(face for face, _, _ in dice) for _, dice in shots] == [
+        ["1", "2", "3", "4", "fuel"]] * 2
+    reader = DiceReader(calibrate((image, [LabelledDie(*d) for d in dice])
+                                  for image, dice in shots))
+    for faces in (("1", "2", "2", "fuel"), ("3", "4", "fuel", "fuel", "1", "2")):
+        camera.throw(faces)
+        assert reader.read(camera.read()).key == tuple(sorted(faces))
+
+
 def test_simulated_throw_checks_its_dice() -> None:
     camera = SimulatedCamera(seed=1, width=W, height=H)
     with pytest.raises(ValueError, match=r"throw 1\.\.6 dice"):
