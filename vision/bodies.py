@@ -51,6 +51,11 @@ LIGHT_BAND = (0.6, 1.9)
 CORE_LIGHT = 0.86
 """Core pixels are at least this light relative to the body around them (rims are ~0.74)."""
 
+CLIP_GAINS = (1.0, 1.3, 1.6, 2.0)
+"""Body colour at these lights, clipped at 255, also counts as the body's chromaticity."""
+CLIP_LEVEL = 240.0
+"""A (blurred) pixel whose brightest channel reaches this may be clipped."""
+
 CORE_NOISE = 5.0
 """Grey levels a core pixel may always fall below the body around it (noise on dark dice)."""
 
@@ -154,10 +159,21 @@ def body_mask(image: np.ndarray, body: tuple[float, float, float],
     inv = np.maximum(light, np.float32(CHROMA_FLOOR), out=_scratch("inv", (h, w)))
     np.divide(np.float32(1.0), inv, out=inv)
     # deviation from "this chromaticity at this pixel's lightness", for body and surface
-    dev = cv2.transform(f, np.eye(3, dtype=np.float32) - np.outer(b / lb, third.ravel()),
-                        dst=_scratch("dev", (h, w, 3)))
-    np.multiply(dev, dev, out=dev)
-    to_body = cv2.transform(dev, ones, dst=_scratch("to_body", (h, w)))
+    # a brightly lit die clips its strongest channel at 255, which pulls its chromaticity
+    # towards grey: the body is also compared with its own colour brightened and clipped
+    to_body = _scratch("to_body", (h, w))
+    candidates = [np.minimum(b * np.float32(gain), np.float32(255.0)) for gain in CLIP_GAINS
+                  if gain == 1.0 or float(b.max()) * gain > 255.0]
+    # only where a channel is (nearly) clipped: elsewhere the plain body chromaticity holds
+    clipped = (f.max(axis=2) >= np.float32(CLIP_LEVEL)) if len(candidates) > 1 else None
+    for k, cb in enumerate(candidates):
+        dev = cv2.transform(f, np.eye(3, dtype=np.float32)
+                            - np.outer(cb / max(float(cb.mean()), 1.0), third.ravel()),
+                            dst=_scratch("dev", (h, w, 3)))
+        np.multiply(dev, dev, out=dev)
+        d2 = cv2.transform(dev, ones, dst=_scratch("d2", (h, w)) if k else to_body)
+        if k:
+            np.minimum(to_body, d2, out=to_body, where=clipped)
     cv2.sqrt(to_body, to_body)
     np.multiply(to_body, inv, out=to_body)
     ratio = np.divide(light, s_light, out=_scratch("ratio", (h, w)))
