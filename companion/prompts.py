@@ -7,7 +7,8 @@ each carrying the action text the table submits when it is chosen.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from companion.events import target_label
 from companion.games.mlem import (
@@ -23,6 +24,7 @@ from companion.games.mlem import (
     State,
     Stay,
 )
+from companion.games.mlem.board import COMET, GALAXY
 from companion.games.mlem.dice import FACES
 
 KIND_LABELS = {
@@ -39,22 +41,65 @@ KIND_LABELS = {
 
 @dataclass(frozen=True)
 class Option:
+    """One choice: the English label (OLED, fallback), the action text, and a catalog key with
+    its values so that the phones can say it in their own language."""
+
     label: str
     action: str
+    key: str = ""
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def to_json(self) -> dict[str, object]:
+        return {"label": self.label, "action": self.action, "key": self.key,
+                "params": self.params}
 
 
 @dataclass(frozen=True)
 class Prompt:
-    """What the table waits for: a title, who answers, and the options (none for a roll)."""
+    """What the table waits for: a title, who answers, and the options (none for a roll).
+
+    `title` is English (the OLED shows it); `key` and `params` name the same title for the
+    phones' catalogs ("ask.land_or_stay" with the player and the targets).
+    """
 
     title: str
     seat: int | None
     options: tuple[Option, ...]
     kind: str
+    key: str = ""
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def to_json(self) -> dict[str, object]:
-        return {"title": self.title, "seat": self.seat, "kind": self.kind,
-                "options": [{"label": o.label, "action": o.action} for o in self.options]}
+        return {"title": self.title, "seat": self.seat, "kind": self.kind, "key": self.key,
+                "params": self.params, "options": [o.to_json() for o in self.options]}
+
+
+def target_params(state: State, target: str) -> dict[str, Any]:
+    """A landing target for the catalogs: {"id": "M9a", "body": "moon", "points": 4}."""
+    board = state.game.board
+    if target == COMET:
+        return {"id": target, "body": "comet", "points": board.comet_points}
+    if target == GALAXY:
+        return {"id": target, "body": "galaxy", "points": board.galaxy_points}
+    if target in board.planets:
+        return {"id": target, "body": "planet", "points": None}
+    return {"id": target, "body": "moon", "points": board.moons[target].points}
+
+
+def move_params(state: State, move: Move) -> dict[str, Any]:
+    """The parts of a move label: dice faces, dice-1 owners, UFO extras, destination, keep."""
+    context = state.travel_context()
+    names = state.game.config.players
+    board = state.game.board
+    destination = min(state.departure + context.distance(move), board.last_space)
+    return {
+        "dice": sorted(move.dice, key=FACES.index),
+        "dice1": [names[seat] for seat in move.dice1],
+        "ufo": list(context.ufo_extra) if move.ufo else [],
+        "destination": destination,
+        "deep_space": destination == board.last_space,
+        "keep": bool(move.keep),
+    }
 
 
 def move_label(state: State, move: Move) -> str:
@@ -73,26 +118,34 @@ def move_label(state: State, move: Move) -> str:
 
 
 def option_for(state: State, action: Action) -> Option:
-    """The label a person reads for one legal action."""
+    """The label a person reads for one legal action (and its catalog key for the phones)."""
     label: str
+    key: str
+    params: dict[str, Any] = {}
     if isinstance(action, Move):
-        label = move_label(state, action)
+        label, key, params = move_label(state, action), "option.move", move_params(state, action)
     elif isinstance(action, Place):
-        label = KIND_LABELS.get(action.kind, action.kind)
+        label, key = KIND_LABELS.get(action.kind, action.kind), "option.place"
+        params = {"kind": action.kind}
     elif isinstance(action, Land):
-        label = "Land: " + target_label(state, action.target)
+        label, key = "Land: " + target_label(state, action.target), "option.land"
+        params = {"target": target_params(state, action.target)}
     elif isinstance(action, Stay):
-        label = "Return to supply" if state.phase is Phase.PARACHUTE else "Stay aboard"
+        if state.phase is Phase.PARACHUTE:
+            label, key = "Return to supply", "option.return"
+        else:
+            label, key = "Stay aboard", "option.stay"
     elif isinstance(action, Reroll):
-        label = "Reroll all dice (UFO)"
+        label, key = "Reroll all dice (UFO)", "option.reroll"
     elif isinstance(action, Crash):
-        label = "Decline: the rocket crashes"
+        label, key = "Decline: the rocket crashes", "option.crash"
     elif isinstance(action, Discard):
         target = next(t.target for t in state.game.tokens.missions if t.id == action.token)
-        label = f"Discard mission {target}"
+        label, key, params = f"Discard mission {target}", "option.discard", {"mission": target}
     else:
-        label = str(action)
-    return Option(label, str(action))
+        label, key = str(action), "option.other"
+        params = {"text": label}
+    return Option(label, str(action), key, params)
 
 
 def prompt_for(state: State) -> Prompt:
@@ -102,29 +155,39 @@ def prompt_for(state: State) -> Prompt:
     if phase is Phase.GAME_OVER:
         scores = state.returns()
         winners = " & ".join(f"{names[s]} {scores[s]}" for s in state.winners())
-        return Prompt(f"Game over: {winners}", None, (), "game_over")
+        return Prompt(f"Game over: {winners}", None, (), "game_over", "ask.game_over",
+                      {"winners": [{"player": names[s], "score": scores[s]}
+                                   for s in state.winners()]})
     if phase is Phase.ROLL:
-        captain = names[state.rocket[0][0]]
-        return Prompt(f"{captain}: roll {state.available} dice", state.rocket[0][0], (), "roll")
+        seat = state.rocket[0][0]
+        captain = names[seat]
+        return Prompt(f"{captain}: roll {state.available} dice", seat, (), "roll", "ask.roll",
+                      {"player": captain, "dice": state.available})
     if state.is_chance_node():
         draws = [a for a in state.legal_actions() if isinstance(a, Draw)]
         return Prompt(f"Reveal a token ({phase.value.replace('_', ' ')})", None,
-                      tuple(Option(a.token, str(a)) for a in draws), "draw")
+                      tuple(Option(a.token, str(a), "option.token", {"token": a.token})
+                            for a in draws), "draw", "ask.draw", {"phase": phase.value})
     seat = state.current_player()
-    options = [option_for(state, action) for action in state.legal_actions()]
+    actions = state.legal_actions()
+    options = [option_for(state, action) for action in actions]
     who = names[seat]
+    params: dict[str, Any] = {"player": who}
     if phase is Phase.CHOOSE:
         roll = " ".join(state.roll)
-        title = f"{who}: roll {roll}. Choose"
+        title, key = f"{who}: roll {roll}. Choose", "ask.choose"
+        params["roll"] = list(state.roll)
     elif phase is Phase.PLACE:
-        title = f"{who}: who boards?"
+        title, key = f"{who}: who boards?", "ask.place"
     elif phase is Phase.LANDING:
         targets = " or ".join(o.label[6:] for o in options if o.action.startswith("land "))
-        title = f"{who}: land on {targets} or stay?"
+        title, key = f"{who}: land on {targets} or stay?", "ask.land_or_stay"
+        params["targets"] = [target_params(state, a.target) for a in actions
+                             if isinstance(a, Land)]
     elif phase is Phase.PARACHUTE:
-        title = f"{who}: parachute down?"
+        title, key = f"{who}: parachute down?", "ask.parachute"
     elif phase is Phase.DEEP_SPACE:
-        title = f"{who}: where to land?"
+        title, key = f"{who}: where to land?", "ask.deep_space"
     else:
-        title = f"{who}: discard a mission"
-    return Prompt(title, seat, tuple(options), phase.value)
+        title, key = f"{who}: discard a mission", "ask.discard"
+    return Prompt(title, seat, tuple(options), phase.value, key, params)

@@ -355,11 +355,15 @@ class TableService:
         if reading is None or prompt.kind != "roll":
             return prompt
         faces = " ".join(reading.faces)
+        again = Option("Read again", "reject", "option.read_again")
+        read = {"faces": list(reading.faces)}
         if reading.uncertain:
             return Prompt(f"Roll read: {faces}. {reading.uncertain} unclear: enter it",
-                          prompt.seat, (Option("Read again", "reject"),), "confirm_roll")
+                          prompt.seat, (again,), "confirm_roll", "ask.confirm_roll_unclear",
+                          {**read, "unclear": reading.uncertain})
         return Prompt(f"Roll read: {faces}. OK?", prompt.seat,
-                      (Option("OK", "confirm"), Option("Read again", "reject")), "confirm_roll")
+                      (Option("OK", "confirm", "option.confirm"), again), "confirm_roll",
+                      "ask.confirm_roll", read)
 
     def _publish(self, events: tuple[Event, ...]) -> None:
         self._version += 1

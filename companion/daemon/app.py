@@ -164,6 +164,7 @@ class Daemon:
 
         app = create_app(self.table, self.pairing, settings=self.web_settings())
         self.status.subscribe(lambda: refresh_view(app))
+        refresh_view(app)  # a change between building the view and subscribing is not lost
         return app
 
     def web_settings(self) -> dict[str, Any]:

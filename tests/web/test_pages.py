@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from companion.games.mlem import Action, Game, GameConfig, State
+from companion.games.mlem.bots import make_bot
+from companion.games.mlem.simulate import play_game
+from companion.prompts import Prompt, prompt_for
+from tests.web.conftest import Phone, start_game
 from web.i18n import LANGUAGES
 
 WEB = Path(__file__).parents[2] / "web"
 CATALOGS = {lang: json.loads((WEB / "i18n" / f"{lang}.json").read_text("utf-8"))
             for lang in LANGUAGES}
-DYNAMIC_PREFIXES = ("kind.", "goal.", "variant.", "colour.", "scores.", "lang.", "join.paired_")
+DYNAMIC_PREFIXES = ("kind.", "goal.", "variant.", "colour.", "scores.", "lang.", "join.paired_",
+                    "ask.", "option.", "target.", "phase.")
+"""Prompt keys come from companion/prompts.py: the bot-game test below checks them instead."""
 
 
 @pytest.mark.parametrize("path", ["/", "/join", "/setup", "/history"])
@@ -87,3 +96,60 @@ def test_placeholders_match_across_languages() -> None:
         names = set(re.findall(r"\{(\w+)\}", text))
         for lang in LANGUAGES:
             assert set(re.findall(r"\{(\w+)\}", CATALOGS[lang][key])) == names, (lang, key)
+
+
+def _prompt_keys(prompt: Prompt) -> set[str]:
+    return {prompt.key} | {o.key for o in prompt.options}
+
+
+def _nested_values(params: dict[str, Any]) -> set[str]:
+    """The `body` of every landing target (each names a target.* key)."""
+    targets = list(params.get("targets", []))
+    if "target" in params:
+        targets.append(params["target"])
+    return {f"target.{t['body']}" for t in targets}
+
+
+def test_every_prompt_key_of_seeded_bot_games_is_in_the_catalogs() -> None:
+    keys: set[str] = {"ask.confirm_roll", "ask.confirm_roll_unclear", "option.confirm",
+                      "option.read_again"}  # the table's camera prompts (tests/companion)
+
+    def collect(state: State, action: Action | None = None) -> None:
+        prompt = prompt_for(state)
+        keys.update(_prompt_keys(prompt))
+        keys.update(_nested_values(prompt.params))
+        for option in prompt.options:
+            keys.update(_nested_values(option.params))
+            if option.key == "option.place":
+                keys.add(f"kind.{option.params['kind']}")
+        if prompt.key == "ask.draw":
+            keys.add(f"phase.{prompt.params['phase']}")
+
+    variants = frozenset({"ufo", "exploration", "missions"})
+    for seed, bot in enumerate(["random", "greedy", "cautious", "random"]):
+        game = Game(GameConfig(players=("Anna", "Ben", "Chi"), variants=variants))
+        final = play_game(game, [make_bot(bot)] * 3, random.Random(seed), collect)
+        collect(final)
+    assert "" not in keys, "every prompt and option has a key"
+    for expected in ("ask.land_or_stay", "option.move", "option.land", "option.stay",
+                     "ask.game_over", "option.place", "ask.draw"):
+        assert expected in keys
+    for lang in LANGUAGES:
+        assert keys - set(CATALOGS[lang]) == set(), lang
+
+
+def test_a_japanese_page_gets_the_prompt_in_japanese(host: Phone) -> None:
+    start_game(host, 3)
+    prompt = host.get("/api/actions", headers={"Accept-Language": "ja"}).get_json()["prompt"]
+    assert prompt["key"] == "ask.place" and prompt["params"]["player"] == "Anna"
+    assert prompt["title"] == "Anna: who boards?", "the English text stays, for the OLED"
+    option = prompt["options"][0]
+    assert option["key"] == "option.place" and option["params"]["kind"] in option["action"]
+    page = host.get("/", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    found = re.search(r'<script id="i18n" type="application/json">(.*?)</script>', page, re.S)
+    assert found
+    catalog = json.loads(found.group(1))
+    title = catalog[prompt["key"]].format(**prompt["params"])
+    assert title.startswith("Anna") and "誰を乗せますか" in title
+    kind = option["params"]["kind"]
+    assert catalog[f"kind.{kind}"] == CATALOGS["ja"][f"kind.{kind}"]

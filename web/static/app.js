@@ -156,19 +156,72 @@ function renderHardware(view) {
   show($("hardware-status"), lines.length > 0);
 }
 
+// The prompt in the page's language: the table sends a catalog key with its values next to the
+// English text, which stays the fallback for a key this page does not know.
+function targetText(target) {
+  return t(`target.${target.body}`, { id: target.id, points: target.points });
+}
+
+function diceText(faces) {
+  const counts = new Map();
+  for (const face of faces) counts.set(face, (counts.get(face) || 0) + 1);
+  return [...counts].map(([face, n]) => (n === 1 ? faceLabel(face) : `${faceLabel(face)} ×${n}`));
+}
+
+function moveText(p) {
+  const parts = diceText(p.dice);
+  for (const name of p.dice1) parts.push(t("option.dice_one", { name }));
+  if (p.ufo.length) parts.push(t("option.ufo", { faces: p.ufo.map(faceLabel).join("+") }));
+  const where = p.deep_space ? t("track.deep") : t("option.space", { space: p.destination });
+  return t(p.keep ? "option.move_keep" : "option.move", { dice: parts.join(" + "), where });
+}
+
+const OPTION_TEXT = {
+  "option.move": moveText,
+  "option.place": (p) => t(`kind.${p.kind}`),
+  "option.land": (p) => t("option.land", { target: targetText(p.target) }),
+};
+
+const TITLE_VALUES = {
+  "ask.game_over": (p) => ({ winners: p.winners.map((w) => `${w.player} ${w.score}`).join(" & ") }),
+  "ask.draw": (p) => ({ phase: t(`phase.${p.phase}`) }),
+  "ask.choose": (p) => ({ player: p.player, roll: p.roll.map(faceLabel).join(" ") }),
+  "ask.land_or_stay": (p) => ({ player: p.player, targets: p.targets.map(targetText).join(t("ask.or")) }),
+  "ask.confirm_roll": (p) => ({ ...p, faces: p.faces.map(faceLabel).join(" ") }),
+  "ask.confirm_roll_unclear": (p) => ({ ...p, faces: p.faces.map(faceLabel).join(" ") }),
+};
+
+function known(key) { return !!key && Object.prototype.hasOwnProperty.call(CATALOG, key); }
+
+function promptTitle(prompt) {
+  if (!known(prompt.key)) return prompt.title;
+  try {
+    const values = TITLE_VALUES[prompt.key];
+    return t(prompt.key, values ? values(prompt.params || {}) : prompt.params);
+  } catch (e) { return prompt.title; }
+}
+
+function optionText(option) {
+  if (!known(option.key)) return option.label;
+  try {
+    const special = OPTION_TEXT[option.key];
+    return special ? special(option.params || {}) : t(option.key, option.params);
+  } catch (e) { return option.label; }
+}
+
 function renderPrompt(view) {
   const prompt = table.prompt || view.prompt;
   if (!prompt) return;
   const seat = prompt.seat === null ? null : seatOf(view, prompt.seat);
   replace($("prompt-seat"), seat ? [chip(seat), seat.bot ? el("span", { class: "badge", text: t("seat.bot") }) : null] : []);
-  $("prompt-title").textContent = prompt.title;
+  $("prompt-title").textContent = promptTitle(prompt);
   const canAct = me.paired && table.mayAct;
   const rolling = prompt.kind === "roll";
   const options = canAct ? prompt.options : [];
   replace($("options"), options.map((option) => el("button", {
     type: "button", class: "option", "data-action": option.action,
     onclick: () => submit(option.action),
-  }, option.label)));
+  }, optionText(option))));
   const wait = $("prompt-wait");
   show(wait, me.paired && !canAct && !rolling);
   wait.textContent = seat ? t("prompt.waiting_for", { name: seat.name }) : t("prompt.waiting");
