@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from vision.detect import background
+from vision.pips import PIP_GRID
 
 CANON = 32
 """Side of the canonical top face, px: pips are then about 5 px across."""
@@ -65,14 +66,6 @@ SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
 """Multiples of the estimated die width that calibration tries, keeping the one that reads the
 calibration shots best."""
 
-PIP_GRID: dict[str, tuple[tuple[int, int], ...]] = {
-    "1": ((0, 0),),
-    "2": ((-1, -1), (1, 1)),
-    "3": ((-1, -1), (0, 0), (1, 1)),
-    "4": ((-1, -1), (1, -1), (-1, 1), (1, 1)),
-    "5": ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
-    "6": ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
-}
 
 
 @dataclass(frozen=True)

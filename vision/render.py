@@ -23,6 +23,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.pips import PIP_GRID
+
 FloatImage = np.ndarray
 BGR = tuple[int, int, int]
 
@@ -37,14 +39,6 @@ DIE_SIZE_RANGE = (50.0, 140.0)
 _SHIFT = 4  # fixed-point bits for sub-pixel anti-aliased OpenCV drawing
 _ONE = 1 << _SHIFT
 _PIP_OFFSET = 0.27  # pip centre distance from the face centre, as a fraction of the die width
-_PIP_LAYOUTS: dict[str, tuple[tuple[float, float], ...]] = {
-    "1": ((0, 0),),
-    "2": ((-1, -1), (1, 1)),
-    "3": ((-1, -1), (0, 0), (1, 1)),
-    "4": ((-1, -1), (1, -1), (-1, 1), (1, 1)),
-    "5": ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
-    "6": ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
-}
 
 # (body, pip colours that read well on it); BGR
 _LIGHT_SETS: tuple[tuple[BGR, tuple[BGR, ...]], ...] = (
@@ -591,7 +585,7 @@ def _pip_mask(shape: tuple[int, int], face: str, pose: _Pose) -> np.ndarray:
     out = np.zeros(shape, np.uint8)
     s = pose.size
     radius = s * (0.12 if face == "1" else 0.085)
-    local = np.array(_PIP_LAYOUTS[face], np.float32) * _PIP_OFFSET * s
+    local = np.array(PIP_GRID[face], np.float32) * _PIP_OFFSET * s
     for px, py in _to_image(local, pose.x, pose.y, pose.angle):
         centre = (round(float(px) * _ONE), round(float(py) * _ONE))
         cv2.circle(out, centre, round(radius * _ONE), 255, -1, cv2.LINE_AA, _SHIFT)
