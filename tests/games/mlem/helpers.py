@@ -7,6 +7,7 @@ rocket can hop across them with fuel dice without spending dice.
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -15,11 +16,13 @@ import pytest
 
 from companion.games.mlem import (
     ASTRONAUT_KINDS,
+    Action,
     Board,
     Game,
     GameConfig,
     IllegalActionError,
     Phase,
+    Roll,
     RuleOptions,
     RulesError,
     State,
@@ -279,3 +282,19 @@ def expedition(
         state.apply_action(f"land {lands[who]}" if who in lands else "stay")
     if state.rocket and state.phase is Phase.ROLL:
         crash_now(state)
+
+
+DIE = ("1", "2", "2", "3", "4", "fuel")
+"""One MLEM die's six sides: sampling a side is the exact roll distribution."""
+
+
+def random_action(state: State, rng: random.Random) -> Action:
+    """A RandomBot: uniform over decisions, the real dice distribution at rolls, uniform draws.
+
+    Independent of simulate.py on purpose, so a change there cannot move the golden game.
+    """
+    if state.phase is Phase.ROLL:
+        return Roll(tuple(rng.choice(DIE) for _ in range(state.available)))
+    if state.is_chance_node():
+        return rng.choice(state.chance_outcomes())[0]
+    return rng.choice(state.legal_actions())

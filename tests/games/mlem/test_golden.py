@@ -19,27 +19,19 @@ import os
 import random
 from pathlib import Path
 
-from companion.games.mlem import CHANCE, Action, Game, GameConfig, Roll, State
+from companion.games.mlem import CHANCE, Game, GameConfig, State
 from companion.games.mlem.record import replay, write_record
-from companion.games.mlem.state import Phase
+
+from .helpers import random_action
 
 GOLDEN = Path(__file__).parent / "golden"
 SEED = 34
-DIE = ("1", "2", "2", "3", "4", "fuel")
 REGEN = os.environ.get("MLEM_REGEN_GOLDEN") == "1"
 
 
 def golden_game() -> Game:
     return Game(GameConfig(players=("Ann", "Bob", "Cleo", "Dev"), starter=SEED % 4,
                            variants=frozenset({"ufo", "exploration", "missions"})))
-
-
-def pick(state: State, rng: random.Random) -> Action:
-    if state.phase is Phase.ROLL:
-        return Roll(tuple(rng.choice(DIE) for _ in range(state.available)))
-    if state.is_chance_node():
-        return rng.choice(state.chance_outcomes())[0]
-    return rng.choice(state.legal_actions())
 
 
 def summary(state: State) -> str:
@@ -70,7 +62,7 @@ def transcript() -> tuple[str, State]:
     while not state.is_terminal():
         player = state.current_player()
         who = "chance" if player == CHANCE else f"{player}:{names[player]}"
-        action = pick(state, rng)
+        action = random_action(state, rng)
         state.apply_action(action)
         lines.append(f"{len(state.history):4} {who:<7} {action!s:<28} | {summary(state)}")
     lines.append(f"# end: {state.end_reason}; winners {state.winners()}")

@@ -47,23 +47,14 @@ from companion.games.mlem.record import replay, write_record
 from companion.games.mlem.scoring import GOALS
 from companion.games.mlem.state import Phase
 
-DIE = ("1", "2", "2", "3", "4", "fuel")
-"""One MLEM die's six sides: sampling a side is the exact roll distribution."""
+from .helpers import DIE, random_action
+
 VARIANT_SETS = [frozenset(c) for k in range(4) for c in itertools.combinations(VARIANTS, k)]
 PLAYER_COUNTS = (2, 3, 4, 5)
 MAX_STEPS = 3000
 """A game never gets near this: 11 crashes or 8 placements end it (about 180 steps on average)."""
 RECORD_SAMPLES = 2
 """Record round-trips per game at random steps, besides the end (a replay costs a board load)."""
-
-
-def sample_action(state: State, rng: random.Random) -> Action:
-    """A RandomBot: uniform over decisions, the real dice distribution at rolls, uniform draws."""
-    if state.phase is Phase.ROLL:
-        return Roll(tuple(rng.choice(DIE) for _ in range(state.available)))
-    if state.is_chance_node():
-        return rng.choice(state.chance_outcomes())[0]
-    return rng.choice(state.legal_actions())
 
 
 def make_game(seed: int) -> Game:
@@ -227,7 +218,7 @@ def play(
         assert steps < MAX_STEPS, f"seed {seed}: no end after {MAX_STEPS} steps"
         tracker.check(state)
         check_legal_and_illegal(state, check_rng, roll_samples)
-        action = sample_action(state, rng)
+        action = random_action(state, rng)
         twin = state.clone()
         assert twin == state
         state.apply_action(action)
