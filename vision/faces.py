@@ -8,17 +8,20 @@ from itertools import combinations
 import numpy as np
 
 from vision.detect import Spot
+from vision.pips import PIP_GRID
 from vision.profile import Profile
 
-_R2, _R5, _R8 = np.sqrt(2.0), np.sqrt(5.0), np.sqrt(8.0)
+
+def _layout_distances(grid: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Sorted pairwise pip distances of one layout of ``PIP_GRID``, in units of the pip offset."""
+    return np.sort([float(np.hypot(ax - bx, ay - by))
+                    for (ax, ay), (bx, by) in combinations(grid, 2)])
+
+
 LAYOUT_DISTANCES: dict[int, np.ndarray] = {
-    # sorted pairwise pip distances of each standard layout, in units of the pip offset
-    2: np.array([_R8]),
-    3: np.array([_R2, _R2, _R8]),
-    4: np.array([2, 2, 2, 2, _R8, _R8]),
-    5: np.array([_R2, _R2, _R2, _R2, 2, 2, 2, 2, _R8, _R8]),
-    6: np.array([1, 1, 1, 1, 2, 2, 2, 2, 2, _R5, _R5, _R5, _R5, _R8, _R8]),
-}
+    len(grid): _layout_distances(grid) for grid in PIP_GRID.values() if len(grid) > 1}
+"""The layouts of 2..6 pips, as sorted pairwise distances (a rotation-free signature)."""
+
 OFFSET_RANGE = (0.12, 0.36)
 """Pip offset over the estimated die width that any standard die design falls inside."""
 DISC_ROUNDNESS = 0.78
