@@ -57,6 +57,16 @@ CLIP_GAINS = (1.0, 1.3, 1.6, 2.0)
 CLIP_LEVEL = 240.0
 """A (blurred) pixel whose brightest channel reaches this may be clipped."""
 
+HAZE_FRAC = 0.35
+"""Most grey haze (a lamp's glare on the table), over a pixel's lightness, a body pixel may
+carry."""
+HAZE_MIN_CHROMA = 0.12
+"""Below this squared chromaticity (normalised rgb) a body is greyish: its haze cannot be told
+from its light, so none is taken off."""
+HAZE_BODY = 0.9
+"""Under the haze a body pixel is still lit at least this much of the body's lightness (a pixel
+half die, half floor at a die's edge is not)."""
+
 CORE_NOISE = 5.0
 """Grey levels a core pixel may always fall below the body around it (noise on dark dice)."""
 
@@ -160,17 +170,13 @@ def body_mask(image: np.ndarray, body: tuple[float, float, float],
     # only where a channel is (nearly) clipped: elsewhere the plain body chromaticity holds
     clipped = (f.max(axis=2) >= np.float32(CLIP_LEVEL)) if len(candidates) > 1 else None
     for k, cb in enumerate(candidates):
-        dev = cv2.transform(f, np.eye(3, dtype=np.float32)
-                            - np.outer(cb / max(float(cb.mean()), 1.0), third.ravel()),
-                            dst=_scratch("dev", (h, w, 3)))
-        np.multiply(dev, dev, out=dev)
-        d2 = cv2.transform(dev, ones, dst=_scratch("d2", (h, w)) if k else to_body)
+        d2 = _hazy_deviation(f, light, cb, lb, _scratch("d2", (h, w)) if k else to_body)
         if k:
             np.minimum(to_body, d2, out=to_body, where=clipped)
     cv2.sqrt(to_body, to_body)
     np.multiply(to_body, inv, out=to_body)
     ratio = np.divide(light, s_light, out=_scratch("ratio", (h, w)))
-    ds = cv2.merge([ratio, ratio, ratio], dst=dev)
+    ds = cv2.merge([ratio, ratio, ratio], dst=_scratch("dev", (h, w, 3)))
     np.multiply(ds, sf, out=ds)
     np.subtract(f, ds, out=ds)
     np.multiply(ds, ds, out=ds)
@@ -190,6 +196,41 @@ def body_mask(image: np.ndarray, body: tuple[float, float, float],
     lo, hi = LIGHT_BAND[0] * lb, LIGHT_BAND[1] * lb
     mask = (to_body < CHROMA_TOL) & (light > lo) & (light < hi) & (log_l < to_surface)
     return mask.astype(np.uint8), light
+
+
+def _hazy_deviation(f: np.ndarray, light: np.ndarray, colour: np.ndarray, body_light: float,
+                    out: np.ndarray) -> np.ndarray:
+    """Squared distance of each BGR pixel from ``colour`` times some light plus some grey haze.
+
+    A lamp's glare on the table adds grey light to everything under it: a die there is its
+    body colour paled towards white. The haze that fits best is taken off, but never more than
+    ``HAZE_FRAC`` of the pixel's lightness (a grey floor is not a pale die), and none from a
+    greyish body.
+    """
+    h, w = light.shape
+    third = np.full(3, 1 / 3, np.float32)
+    proj = np.eye(3, dtype=np.float32) - np.outer(colour / max(float(colour.mean()), 1.0), third)
+    grey = proj @ np.ones(3, np.float32)  # how one grey level moves the deviation
+    g2 = float(grey @ grey)
+    if g2 < HAZE_MIN_CHROMA:  # a greyish body: haze cannot be told from light
+        grey[:] = 0.0
+        g2 = 1.0
+    dev = cv2.transform(f, proj, dst=_scratch("dev", (h, w, 3)))
+    along = cv2.transform(dev, (grey / g2).reshape(1, 3), dst=_scratch("along", (h, w)))
+    np.multiply(dev, dev, out=dev)
+    cv2.transform(dev, np.ones((1, 3), np.float32), dst=out)
+    cap = np.multiply(light, np.float32(HAZE_FRAC), out=_scratch("haze", (h, w)))
+    np.minimum(cap, light - np.float32(HAZE_BODY * body_light), out=cap)
+    haze = np.minimum(along, cap, out=cap)
+    np.maximum(haze, np.float32(0.0), out=haze)
+    # |dev - c grey|^2 = |dev|^2 - c (2 along - c) |grey|^2
+    np.multiply(along, np.float32(2.0), out=along)
+    np.subtract(along, haze, out=along)
+    np.multiply(along, haze, out=along)
+    np.multiply(along, np.float32(g2), out=along)
+    np.subtract(out, along, out=out)
+    np.maximum(out, np.float32(0.0), out=out)
+    return out
 
 
 def _fill_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
@@ -313,6 +354,21 @@ def _inner_window() -> np.ndarray:
     return win
 
 
+def _haze(colour: np.ndarray, body: np.ndarray) -> float:
+    """Grey haze on a die whose body reads ``colour``: the part of the light that is grey, not
+    body colour (a lamp's glare on the table pales the pips and the symbol as much as the
+    body). Nothing on a grey body, whose haze cannot be told from its light."""
+    light = float(colour.mean())
+    unit = body / max(float(body.mean()), 1.0)
+    grey = 1.0 - unit
+    g2 = float(grey @ grey)
+    if g2 < HAZE_MIN_CHROMA:
+        return 0.0
+    along = float((colour - unit * light) @ grey) / g2
+    cap = min(HAZE_FRAC * light, light - HAZE_BODY * float(body.mean()))
+    return float(np.clip(along, 0.0, max(cap, 0.0)))
+
+
 def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
     """Per calibrated ink colour: how far each pixel went from this die's own body colour
     towards that ink (its colour scaled by the die's light), 0..1, inside the inner part of
@@ -322,10 +378,11 @@ def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
     q = CANON // 3
     centre = f[c - q:c + q, c - q:c + q].reshape(-1, 3)
     body = np.median(centre, axis=0)
-    gain = body / np.maximum(np.array(look.body, np.float32), 1.0)
+    haze = _haze(body, np.array(look.body, np.float32))
+    gain = (body - haze) / np.maximum(np.array(look.body, np.float32), 1.0)
     out = []
     for ink in look.inks:
-        axis = np.array(ink, np.float32) * gain - body
+        axis = np.array(ink, np.float32) * gain + haze - body
         norm2 = max(float(axis @ axis), 100.0)
         proj = cv2.transform(f - body, (axis / norm2).reshape(1, 3))
         out.append(np.clip(proj, 0.0, 1.0) * _WINDOW)
@@ -426,19 +483,23 @@ def read_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
 
 def _read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
              look: Look, templates: Templates) -> BodyRead | None:
+    """The most confident of up to 3 reads, each warped around the centre the last one found
+    (an asymmetric symbol can pull the fit of a 1 one way and of itself the other); none when
+    the last read finds no face."""
     limit = (CANON + 2 * MARGIN - TEMPLATE) / 2
     c = MARGIN + CANON / 2
     x, y = centre
+    best: BodyRead | None = None
     for _ in range(3):
         crop, m = _face_crop(image, (x, y), side, angle)
         face, conf, (sx, sy) = read_face(ink_maps(crop, look), templates)
         # the template's shift moves the centre: back from canonical to frame pixels
         x, y = (float(v) for v in cv2.invertAffineTransform(m) @ np.array([c + sx, c + sy, 1]))
+        if face is not None and (best is None or conf > best.confidence):
+            best = BodyRead(face, conf, x, y, side)
         if max(abs(sx), abs(sy)) < limit:
             break
-    if face is None:
-        return None
-    return BodyRead(face, conf, x, y, side)
+    return best if face is not None else None  # the last fit, nearest the die, says if one is
 
 
 # --- the frame --------------------------------------------------------------------------------
@@ -447,12 +508,37 @@ def _read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle:
 Rect = tuple[tuple[float, float], tuple[float, float], float]
 
 
+def _kmeans(pts: np.ndarray, k: int) -> np.ndarray:
+    """Labels of ``pts`` split into ``k`` clusters (seeded: a frame reads the same every time)."""
+    cv2.setRNGSeed(0)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+    _, lab, _ = cv2.kmeans(pts, k, np.zeros(0, np.int32), crit, 2, cv2.KMEANS_PP_CENTERS)
+    out: np.ndarray = lab.ravel()
+    return out
+
+
+def _squares(part: np.ndarray, die: float, depth: int = 0) -> list[Rect]:
+    """The die square of a part of a blob (coarse pixels), or the squares of its pieces when it
+    is as big as two dice or more: two cores can stand for a chain of three touching dice, when
+    the rim between two of them stays light."""
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(part)
+    k = round(len(part) / (die * die))
+    if depth or k < 2:
+        long, short = max(rw, rh), min(rw, rh)
+        square = long <= 1.8 * short and long <= 1.8 * die and short >= 0.4 * die
+        return [((cx, cy), (die, die), angle)] if square else []
+    lab = _kmeans(part, k)
+    return [sq for j in range(k) if (lab == j).sum() >= 0.3 * die * die
+            for sq in _squares(part[lab == j], die, depth + 1)]
+
+
 def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
     """One rotated square per die, ``die`` wide (coarse pixels).
 
     A body blob holds as many dice as its area says. A lone die is its blob's rectangle. A blob
     of several dice is split between its cores when they number as many as its area says (the
-    rims between touching dice are darker, so cores come apart), else by k-means.
+    rims between touching dice are darker, so cores come apart), else by k-means. A part still
+    too long for one die is split again by its area.
     """
     single = die * die
     n, labels, stats, _ = cv2.connectedComponentsWithStats(bodies, connectivity=8)
@@ -480,17 +566,10 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
                 centres += np.array([x, y], np.float32)
                 lab = np.argmin(((pts[:, None, :] - centres[None]) ** 2).sum(axis=2), axis=1)
             else:
-                crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-                _, lab2, _ = cv2.kmeans(pts, k, np.zeros(0, np.int32), crit, 2,
-                                        cv2.KMEANS_PP_CENTERS)
-                lab = lab2.ravel()
+                lab = _kmeans(pts, k)
             parts.extend(pts[lab == j] for j in range(k) if (lab == j).sum() >= 0.3 * single)
         for part in parts:
-            (cx, cy), (rw, rh), angle = cv2.minAreaRect(part)
-            if (max(rw, rh) > 1.8 * min(rw, rh) or max(rw, rh) > 1.8 * die
-                    or min(rw, rh) < 0.4 * die):
-                continue
-            out.append(((cx, cy), (die, die), angle))
+            out.extend(_squares(part, die))
     return out
 
 
