@@ -72,6 +72,17 @@ CORE_NOISE = 5.0
 
 TURN_TRIALS = (0.0, 45.0, 22.5, -22.5)
 """Turns (degrees) added to a blob's angle while its face matches nothing."""
+RESCALE_BEYOND = 1.15
+"""A frame's dice may look this much bigger or smaller than calibrated (the photos of a fixed
+camera vary a few percent) before the masks are made again at the width they show."""
+RESCALE_ROUNDS = 2
+"""Times a frame is read again at the width its body mask shows: a mask made at a wrong width
+shows a width a little off too, so a second look settles it."""
+DOUBT = 0.5
+"""Confidence below which a die weighs against the reading it is part of (choosing a width)."""
+SINGLE_BLOB = (0.7, 1.5)
+"""Area, in squared inscribed widths, of a blob taken for one die: a filled square has 1, two
+touching dice about 2, a ragged fragment of a tray rim less than 1."""
 SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
 """Multiples of the estimated die width that calibration tries, keeping the one that reads the
 calibration shots best."""
@@ -573,12 +584,73 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
     return out
 
 
-def read_bodies(image: np.ndarray, look: Look,
-                templates: Templates) -> list[BodyRead] | None:
+def seen_die_width(bodies: np.ndarray, die: float) -> float | None:
+    """The die width the body mask shows (coarse pixels), or None when no blob looks like one
+    die.
+
+    A blob of one die is a filled square: its area is about its inscribed width squared (a row
+    of touching dice has the same width but more area, a ragged fragment of the tray less).
+    Blobs touching the frame edge are cut and say nothing. The median over the biggest of the
+    rest.
+    """
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(bodies, connectivity=8)
+    dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 5)
+    peaks = np.zeros(n, np.float32)
+    np.maximum.at(peaks, np.asarray(labels, np.int64).ravel(), dist.ravel())
+    h, w = bodies.shape
+    x, y, bw, bh, area = (stats[1:, k].astype(np.float32) for k in range(5))
+    widths = 2.0 * peaks[1:]
+    square = area / np.maximum(widths * widths, 1.0)
+    one_die = ((x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (widths >= 2.0)
+               & (area >= 0.15 * die * die)
+               & (square >= SINGLE_BLOB[0]) & (square <= SINGLE_BLOB[1]))
+    if not one_die.any():
+        return None
+    # specks and fragments are smaller than dice: the biggest blobs say the most
+    big = one_die & (area >= 0.5 * area[one_die].max())
+    return float(np.median(widths[big]))
+
+
+def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
+                rescale: bool = True) -> list[BodyRead] | None:
     """Every die of the set in a BGR frame; None when the body colour does not single dice out
-    (the surface looks like the dice): the caller then falls back to the pip-first path."""
+    (the surface looks like the dice): the caller then falls back to the pip-first path.
+
+    The calibrated die width holds while the camera stays put. When the dice in the body mask
+    look clearly bigger or smaller (the camera was raised or lowered, another sensor mode), the
+    frame is read again at the width they show, and the reading with the more confident dice
+    wins (a fragment of a tray rim in the body colour can fake a width; it cannot fake faces).
+    Calibration's own size trials turn this off (``rescale``).
+    """
     h, w = image.shape[:2]
     die = look.die_frac * min(h, w)
+    first = _read_at_width(image, look, templates, die)
+    if first is None or not rescale:
+        return first[0] if first else None
+    best, seen = first
+    for _ in range(RESCALE_ROUNDS):
+        if seen is None or abs(np.log(seen / die)) <= np.log(RESCALE_BEYOND):
+            break
+        die = seen
+        again = _read_at_width(image, look, templates, die)
+        if again is None:
+            break
+        reads, seen = again
+        if _evidence(reads) > _evidence(best):
+            best = reads
+    return best
+
+
+def _evidence(reads: list[BodyRead]) -> float:
+    """How well a reading explains a frame: confident dice count, doubtful ones cost (a die
+    read at the wrong width falls apart into several doubtful pieces)."""
+    return sum(r.confidence - DOUBT for r in reads)
+
+
+def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: float,
+                   ) -> tuple[list[BodyRead], float | None] | None:
+    """The dice read with a die ``die`` frame pixels wide, and the width the body mask shows
+    (frame pixels); None when the body colour covers the frame."""
     small, scale = coarse(image, die)
     d = die * scale
     bodies, cores = die_masks(small, look.body, d)
@@ -594,7 +666,8 @@ def read_bodies(image: np.ndarray, look: Look,
         read = read_die(image, centre, die, angle, look, templates)
         if read is not None:
             out.append(read)
-    return out
+    seen = seen_die_width(bodies, d)
+    return out, (seen / scale if seen is not None else None)
 
 
 # --- calibration ------------------------------------------------------------------------------
@@ -712,7 +785,7 @@ def _self_check(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
     templates = pip_templates(look)
     score = 0
     for image, dice in shots:
-        reads = read_bodies(image, look, templates) or []
+        reads = read_bodies(image, look, templates, rescale=False) or []
         radius = 0.4 * learned.die_frac * min(image.shape[:2])
         for r in reads:
             hit = [f for f, x, y in dice if np.hypot(r.x - x, r.y - y) < radius]

@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from vision.detect import estimate_die_px, find_spots, prepare, to_lab
-from vision.profile import LabelledDie, calibrate
 from vision.reader import DiceReader
 from vision.render import DiceStyle, random_faces, render_empty, render_roll
+
+from .helpers import calibrated_reader
 
 GRID = {
     "1": ((0, 0),),
@@ -99,18 +100,6 @@ def test_rendered_rolls_floor(plain_style: DiceStyle) -> None:
 
 
 # --- the calibrated path ----------------------------------------------------------------------
-
-def calibrated_reader(style: DiceStyle, conditions: str) -> DiceReader:
-    """A reader calibrated like an owner does it: two shots showing each MLEM face once."""
-    shots = []
-    for seed in (101, 102):
-        scene = render_roll(["1", "2", "3", "4", "fuel"], seed, style=style,
-                            conditions=conditions)
-        shots.append((scene.image, [LabelledDie(d.face, d.x, d.y) for d in scene.dice]))
-    profile = calibrate(shots)
-    assert profile.look() is not None
-    return DiceReader(profile)
-
 
 @pytest.mark.parametrize(("conditions", "style_seed", "floor"),
                          [("normal", 3, 11), ("normal", 8, 11), ("hard", 2, 10)])
