@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -30,14 +30,14 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:  # type: igno
     read.add_argument("--annotate", type=Path, metavar="OUT.png",
                       help="write the image with each detection drawn")
     read.add_argument("--max-dice", type=int, default=6)
-    read.set_defaults(run=_read)
+    read.set_defaults(handler=_reporting(_read))
 
     ev = sub.add_parser("eval", help="score the reader on a dice-bench dataset (FORMAT.md)")
     ev.add_argument("dataset", type=Path)
     ev.add_argument("--profile", type=Path, help="skip calibration and use this profile")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.add_argument("--max-dice", type=int, default=64)
-    ev.set_defaults(run=_eval)
+    ev.set_defaults(handler=_reporting(_eval))
 
     cal = sub.add_parser("calibrate", help="learn a dice set from labelled shots")
     src = cal.add_mutually_exclusive_group(required=True)
@@ -50,7 +50,22 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:  # type: igno
     cal.add_argument("--faces", default="1,2,3,4,fuel",
                      help="faces to show with --camera (default: the MLEM faces)")
     cal.add_argument("--out", type=Path, required=True, help="profile file to write")
-    cal.set_defaults(run=_calibrate)
+    cal.set_defaults(handler=_reporting(_calibrate))
+
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _reporting(command: Command) -> Command:
+    """``command`` with a missing file, an unreadable image or a malformed profile reported in
+    one line (exit status 2) instead of a traceback."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    return run
 
 
 def _load_profile(path: Path | None) -> Profile | None:
@@ -176,11 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="companion")
     add_subparser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    try:
-        code: int = args.run(args)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    code: int = args.handler(args)
     return code
 
 

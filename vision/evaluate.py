@@ -93,8 +93,10 @@ def load_dataset(folder: Path) -> list[Line]:
 def read_image(path: Path) -> np.ndarray:
     """Decode an image file as BGR.
 
-    :raises ValueError: if the file cannot be decoded.
+    :raises ValueError: if the file is missing or cannot be decoded.
     """
+    if not path.is_file():
+        raise ValueError(f"no image file {path}")
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError(f"cannot read image {path}")

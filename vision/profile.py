@@ -114,9 +114,13 @@ class Profile:
     def load(cls, path: Path) -> Profile:
         """Read a profile written by :meth:`save`.
 
-        :raises ValueError: if the file is not a profile of this version.
+        :raises ValueError: if the file is not a profile of this version (the message names
+            the file).
         """
-        return cls.from_json(path.read_text(encoding="utf-8"))
+        try:
+            return cls.from_json(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"{path} is not a dice profile: {exc}") from exc
 
 
 def body_match(profile: Profile, ring: Lab) -> bool:

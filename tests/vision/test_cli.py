@@ -1,4 +1,4 @@
-"""`companion vision read|eval|calibrate` through vision.cli.main."""
+"""`companion vision read|eval|calibrate` through the `companion` entry point."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from vision.cli import main
+from companion.cli import main
 from vision.profile import Profile
 from vision.render import DiceStyle, render_roll, write_dataset
 
@@ -47,4 +47,23 @@ def test_calibrate_then_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_unreadable_image_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision", "read", str(tmp_path / "missing.png")]) == 2
+    assert "no image file" in capsys.readouterr().err
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not a picture")
+    assert main(["vision", "read", str(junk)]) == 2
     assert "cannot read image" in capsys.readouterr().err
+
+
+def test_malformed_profile_is_reported(tmp_path: Path, plain_style: DiceStyle,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "roll.png"
+    cv2.imwrite(str(image), render_roll(["4"], 1, style=plain_style).image)
+    profile = tmp_path / "dice.json"
+    profile.write_text("{", encoding="utf-8")
+    assert main(["vision", "read", str(image), "--profile", str(profile)]) == 2
+    assert "is not a dice profile" in capsys.readouterr().err
+
+
+def test_missing_dataset_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "eval", str(tmp_path / "nothing"), "--json"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
