@@ -25,7 +25,7 @@ Every size is a fraction of the die width; no per-pixel Python loops.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -83,6 +83,16 @@ DOUBT = 0.5
 SINGLE_BLOB = (0.7, 1.5)
 """Area, in squared inscribed widths, of a blob taken for one die: a filled square has 1, two
 touching dice about 2, a ragged fragment of a tray rim less than 1."""
+SUPERSET_PIPS = 2
+"""Faces with more pips than this hold a smaller face's layout (3 and 4 hold the 2's, 5 and 6
+the 4's): glare beside the smaller face fakes most of them, so every pip of theirs must be
+there. Glare cannot take a pip away, so faces 1 and 2 are not asked."""
+SPOT_RING = 1.8
+"""Outer radius, in pip radii, of the ring that a pip's disc is compared with (a pip is a
+compact disc; glare is a bigger or longer blob that spills into the ring)."""
+SPOT_FULL = 0.12
+"""Disc-over-ring ink contrast from which a pip counts fully (a clear pip reads 0.45..0.85,
+a missing one about 0; a pip cut by the face window or blurred still reaches this)."""
 SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
 """Multiples of the estimated die width that calibration tries, keeping the one that reads the
 calibration shots best."""
@@ -315,12 +325,17 @@ class Templates:
     """(TEMPLATE**2, n) float32: mean over the template's ink minus mean over its bare body."""
     fuel: np.ndarray
     """(n,) bool: columns matched on the symbol's ink map rather than the pips'."""
+    pips: tuple[tuple[tuple[int, int], ...], ...] = ()
+    """Per column, its pips' centres (x, y) in ``TEMPLATE`` pixels (none for the symbol)."""
+    spot: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    """Kernel whose response is high on a compact disc of the pip's radius and low on a bigger
+    or longer blob of ink (glare): mean ink in the disc less mean ink in the ring around it."""
 
 
 def pip_templates(look: Look) -> Templates:
     """Every face's templates in the canonical frame: pip layouts in each distinct orientation,
     the fuel symbol in four rotations."""
-    pairs: list[tuple[str, np.ndarray]] = []
+    pairs: list[tuple[str, np.ndarray, list[tuple[float, float, float]]]] = []
     off = look.pip_offset * CANON
     for face, grid in PIP_GRID.items():
         r = (look.one_radius if face == "1" else look.pip_radius) * CANON
@@ -330,17 +345,32 @@ def pip_templates(look: Look) -> Templates:
             t = _disc_template(pts, TEMPLATE)
             if not any(np.abs(t - v).max() < 0.05 for v in variants):
                 variants.append(t)
-        pairs.extend((face, v) for v in variants)
-    pairs.extend(("fuel", np.rot90(t, k)) for t in look.fuel for k in range(4))
+                pairs.append((face, t, pts))
+    pairs.extend(("fuel", np.rot90(t, k), []) for t in look.fuel for k in range(4))
     unit, contrast = [], []
-    for _, t in pairs:
+    for _, t, _ in pairs:
         v = t.astype(np.float32).ravel()
         c = v - v.mean()
         unit.append(c / max(float(np.linalg.norm(c)), 1e-6))
         on, bare = (v > 0.5).astype(np.float32), (v < 0.1).astype(np.float32)
         contrast.append(on / max(float(on.sum()), 1.0) - bare / max(float(bare.sum()), 1.0))
-    return Templates(tuple(f for f, _ in pairs), np.stack(unit, axis=1),
-                     np.stack(contrast, axis=1), np.array([f == "fuel" for f, _ in pairs]))
+    centre = TEMPLATE / 2
+    pips = tuple(tuple((round(centre + x - 0.5), round(centre + y - 0.5)) for x, y, _ in pts)
+                 for _, _, pts in pairs)
+    return Templates(tuple(f for f, _, _ in pairs), np.stack(unit, axis=1),
+                     np.stack(contrast, axis=1), np.array([f == "fuel" for f, _, _ in pairs]),
+                     pips, _spot_kernel(look.pip_radius * CANON))
+
+
+def _spot_kernel(radius: float) -> np.ndarray:
+    """Mean over a disc of ``radius`` less mean over the ring out to ``SPOT_RING`` radii."""
+    half = int(np.ceil(SPOT_RING * radius + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    d = np.hypot(xx, yy)
+    disc = (d <= radius).astype(np.float32)
+    ring = ((d > radius + 0.7) & (d <= SPOT_RING * radius + 0.7)).astype(np.float32)
+    kernel: np.ndarray = disc / max(float(disc.sum()), 1.0) - ring / max(float(ring.sum()), 1.0)
+    return kernel
 
 
 def canonical(image: np.ndarray, rect: tuple[tuple[float, float], tuple[float, float], float],
@@ -411,6 +441,20 @@ def _shifted(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, np.sqrt(var)
 
 
+def _weakest_pips(ink: np.ndarray, templates: Templates, at: np.ndarray) -> np.ndarray:
+    """Per column at its best shift ``at``: its weakest pip, as disc-over-ring contrast of the
+    pip ink. Columns not asked (faces 1 and 2, the symbol) get 1."""
+    side = ink.shape[0] - TEMPLATE + 1
+    spot = cv2.dilate(cv2.filter2D(ink, -1, templates.spot, borderType=cv2.BORDER_CONSTANT),
+                      np.ones((3, 3), np.uint8))
+    weakest = np.ones(len(templates.faces), np.float32)
+    for j, pips in enumerate(templates.pips):
+        if len(pips) > SUPERSET_PIPS:
+            y, x = divmod(int(at[j]), side)
+            weakest[j] = min(float(spot[y + py, x + px]) for px, py in pips)
+    return weakest
+
+
 def read_face(inks: list[np.ndarray], templates: Templates,
               ) -> tuple[str | None, float, tuple[float, float]]:
     """(face, confidence, centre shift in canonical px) by template correlation over a few
@@ -432,6 +476,10 @@ def read_face(inks: list[np.ndarray], templates: Templates,
     score = ncc * np.clip(contrast / 0.5, 0.0, 1.0)
     at = np.argmax(score, axis=0)
     col_best = score[at, np.arange(score.shape[1])]
+    if templates.pips:
+        # glare beside a 4's pips fakes most of a 6: every pip of a face must be there
+        col_best = col_best * np.clip(_weakest_pips(inks[0], templates, at) / SPOT_FULL,
+                                      0.0, 1.0)
     scores: dict[str, tuple[float, int]] = {}
     for j, face in enumerate(templates.faces):
         if face not in scores or col_best[j] > scores[face][0]:

@@ -79,3 +79,34 @@ def test_a_hazy_fuel_face_keeps_its_symbol() -> None:
         assert inks[-1].max() > 0.8
         face, confidence, _ = read_face(inks, templates)
         assert face == "fuel" and confidence > 0.8
+
+
+LIGHT_BLUE = (225.0, 179.0, 128.0)
+"""A light-blue body, BGR (the rendered hard set's seed 107)."""
+WHITE = (250.0, 249.0, 244.0)
+
+
+def _four_with_glare(glare: tuple[float, float]) -> np.ndarray:
+    """A canonical light-blue 4 with white pips and an elongated white glare spot centred at
+    ``glare`` (canonical px from the face centre), drawn 4x and area-shrunk."""
+    up, side = 4, CANON + 2 * MARGIN
+    face = np.full((side * up, side * up, 3), LIGHT_BLUE, np.float32)
+    c, off, r = side / 2, 0.28 * CANON, 0.085 * CANON
+    for gx, gy in ((-1, -1), (1, -1), (-1, 1), (1, 1)):
+        cv2.circle(face, (round((c + gx * off) * up), round((c + gy * off) * up)), round(r * up),
+                   WHITE, -1, cv2.LINE_AA)
+    cv2.ellipse(face, (round((c + glare[0]) * up), round((c + glare[1]) * up)),
+                (round(0.06 * CANON * up), round(0.14 * CANON * up)), 0, 0, 360, (255, 255, 255),
+                -1, cv2.LINE_AA)
+    small = cv2.resize(face, (side, side), interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.GaussianBlur(small, (0, 0), 0.8))
+
+
+def test_glare_beside_a_four_does_not_make_a_six() -> None:
+    """Glare on the middle row of a 4 fakes one of a 6's middle pips, and the 6 fits better
+    than the 4 with its stray blob; a 6 needs both (hard sets 103, 106, 107)."""
+    look = Look(LIGHT_BLUE, (WHITE,), 0.1, pip_offset=0.28, pip_radius=0.085, one_radius=0.13)
+    templates = pip_templates(look)
+    for glare in ((-0.28 * CANON, 0.0), (0.28 * CANON, 1.0)):
+        face, _, _ = read_face(ink_maps(_four_with_glare(glare), look), templates)
+        assert face == "4"
