@@ -184,16 +184,3 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
           f"fuel symbol {'learned' if profile.fuel else 'not learned'}")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``vision ...`` on its own: ``python -m vision.cli vision read IMAGE``."""
-    parser = argparse.ArgumentParser(prog="companion")
-    add_subparser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
