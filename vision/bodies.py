@@ -80,6 +80,11 @@ RESCALE_ROUNDS = 2
 shows a width a little off too, so a second look settles it."""
 DOUBT = 0.5
 """Confidence below which a die weighs against the reading it is part of (choosing a width)."""
+OVERLAP = 0.8
+"""Dice whose centres lie closer than this of their width overlap: they cannot both be dice."""
+OVERLAP_COST = 1.0
+"""What a pair of overlapping dice costs a reading (choosing a width): as much as a confident
+die earns and more, so two halves of one die never beat the whole die."""
 SINGLE_BLOB = (0.7, 1.5)
 """Area, in squared inscribed widths, of a blob taken for one die: a filled square has 1, two
 touching dice about 2, a ragged fragment of a tray rim less than 1."""
@@ -686,13 +691,35 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
         reads, seen = again
         if _evidence(reads) > _evidence(best):
             best = reads
-    return best
+    return _apart(best)
+
+
+def _apart(reads: list[BodyRead]) -> list[BodyRead]:
+    """The reading without dice that overlap a more confident one (dice do not overlap)."""
+    kept: list[BodyRead] = []
+    for r in sorted(reads, key=lambda r: -r.confidence):
+        if all(np.hypot(r.x - k.x, r.y - k.y) >= OVERLAP * min(r.size, k.size) for k in kept):
+            kept.append(r)
+    return [r for r in reads if r in kept]
 
 
 def _evidence(reads: list[BodyRead]) -> float:
     """How well a reading explains a frame: confident dice count, doubtful ones cost (a die
-    read at the wrong width falls apart into several doubtful pieces)."""
-    return sum(r.confidence - DOUBT for r in reads)
+    read at the wrong width falls apart into several doubtful pieces), and so does every pair
+    of dice that overlap (a die read too small can fall apart into two confident halves)."""
+    return sum(r.confidence - DOUBT for r in reads) - OVERLAP_COST * _overlaps(reads)
+
+
+def _overlaps(reads: list[BodyRead]) -> int:
+    """Pairs of dice whose centres lie closer than ``OVERLAP`` of their width: dice do not
+    overlap, so one of the two is not a die."""
+    if len(reads) < 2:
+        return 0
+    xy = np.array([(r.x, r.y) for r in reads])
+    size = np.array([r.size for r in reads])
+    dist = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
+    close = dist < OVERLAP * np.minimum(size[:, None], size[None, :])
+    return int(np.triu(close, 1).sum())
 
 
 def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: float,

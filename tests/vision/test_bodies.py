@@ -9,7 +9,10 @@ from vision.bodies import (
     CANON,
     MARGIN,
     TEMPLATE,
+    BodyRead,
     Look,
+    _apart,
+    _evidence,
     _rects,
     die_masks,
     ink_maps,
@@ -110,3 +113,21 @@ def test_glare_beside_a_four_does_not_make_a_six() -> None:
     for glare in ((-0.28 * CANON, 0.0), (0.28 * CANON, 1.0)):
         face, _, _ = read_face(ink_maps(_four_with_glare(glare), look), templates)
         assert face == "4"
+
+
+def test_two_halves_of_one_die_do_not_beat_the_whole_die() -> None:
+    """Read at too small a width, one die can fall apart into two confident halves; dice do
+    not overlap, so that reading loses to the one whole die (choosing a frame's width)."""
+    whole = [BodyRead("2", 1.0, 200.0, 200.0, 110.0)]
+    halves = [BodyRead("fuel", 1.0, 180.0, 200.0, 70.0), BodyRead("fuel", 1.0, 225.0, 200.0, 70.0)]
+    apart = [BodyRead("2", 1.0, 100.0, 200.0, 70.0), BodyRead("3", 1.0, 175.0, 200.0, 70.0)]
+    assert _evidence(halves) < _evidence(whole)
+    assert _evidence(apart) > _evidence(whole)  # touching dice are not overlapping ones
+
+
+def test_a_die_overlapping_a_more_confident_one_is_dropped() -> None:
+    """Of two dice closer than they are wide, only the more confident one is kept."""
+    sure = BodyRead("1", 0.9, 100.0, 100.0, 60.0)
+    echo = BodyRead("fuel", 0.6, 130.0, 110.0, 60.0)
+    other = BodyRead("4", 0.5, 170.0, 100.0, 60.0)
+    assert _apart([echo, sure, other]) == [sure, other]
