@@ -35,7 +35,8 @@ from vision.profile import LabelledDie, Profile, calibrate
 from vision.reader import DiceReader
 
 DICE_REAL = Path(__file__).resolve().parents[2] / "shared" / "dice-real"
-FIGURES = ("exact_match", "face_accuracy", "die_precision", "die_recall", "ms_per_image_median")
+FIGURES = ("exact_match", "face_accuracy", "die_precision", "die_recall", "ms_per_image_median",
+           "rolls_asked", "rolls_wrong_unasked")
 
 
 def run_dataset(folder: Path) -> dict[str, dict[str, Any]]:

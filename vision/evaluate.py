@@ -134,15 +134,23 @@ class _Tally:
     labelled: int = 0
     matched: int = 0
     right: int = 0
+    asked: int = 0
+    wrong_unasked: int = 0
 
     def add(self, found: Sequence[Found], labels: Sequence[Label],
             pairs: list[tuple[int, int]]) -> None:
+        exact = Counter(f.face for f in found) == Counter(lab.face for lab in labels)
         self.images += 1
-        self.exact += Counter(f.face for f in found) == Counter(lab.face for lab in labels)
+        self.exact += exact
         self.found += len(found)
         self.labelled += len(labels)
         self.matched += len(pairs)
         self.right += sum(found[i].face == labels[j].face for i, j in pairs)
+        # the table knows how many dice were thrown: it asks a person when the count is off or
+        # a die is uncertain; a wrong roll it does not ask about is the error players meet
+        ask = len(found) != len(labels) or any(f.uncertain for f in found)
+        self.asked += ask
+        self.wrong_unasked += not ask and not exact
 
     def summary(self) -> dict[str, float | int]:
         return {
@@ -151,6 +159,8 @@ class _Tally:
             "die_precision": _ratio(self.matched, self.found),
             "die_recall": _ratio(self.matched, self.labelled),
             "face_accuracy": _ratio(self.right, self.matched),
+            "rolls_asked": _ratio(self.asked, self.images),
+            "rolls_wrong_unasked": _ratio(self.wrong_unasked, self.images),
         }
 
 

@@ -38,6 +38,23 @@ def test_scores_follow_the_format(tmp_path: Path) -> None:
     assert result["uncertain"] == 1
     assert result["face_accuracy_by_face"] == {"1": 1.0, "5": 0.0}
     assert result["by_tag"]["background"]["x"]["images"] == 1
+    assert result["rolls_asked"] == 1.0  # three dice seen where two were thrown
+
+
+@pytest.mark.parametrize(("answers", "asked", "wrong_unasked"), [
+    ([Found("1", 10.0, 10.0, 20.0), Found("5", 60.0, 10.0, 20.0)], 0.0, 0.0),   # right
+    ([Found("1", 10.0, 10.0, 20.0), Found("4", 60.0, 10.0, 20.0)], 0.0, 1.0),   # wrong, unasked
+    ([Found("1", 10.0, 10.0, 20.0), Found("4", 60.0, 10.0, 20.0, True)], 1.0, 0.0),  # asked
+    ([Found("1", 10.0, 10.0, 20.0)], 1.0, 0.0),   # a die missing: the count is off, asked
+])
+def test_rolls_the_table_would_ask_about(tmp_path: Path, answers: list[Found], asked: float,
+                                         wrong_unasked: float) -> None:
+    """The table knows how many dice were thrown: a roll with an uncertain die or the wrong
+    count is asked about; a wrong roll that is not is the error players would meet."""
+    line = Line(tmp_path / "a.png", "test",
+                (Label("1", 10.0, 10.0, 20.0), Label("5", 60.0, 10.0, 20.0)), {})
+    result = score([line], lambda image: answers, load=lambda path: None)  # type: ignore[arg-type]
+    assert (result["rolls_asked"], result["rolls_wrong_unasked"]) == (asked, wrong_unasked)
 
 
 def test_whole_protocol_on_a_tiny_rendered_set(tmp_path: Path) -> None:
