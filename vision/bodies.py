@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -698,7 +699,7 @@ def _apart(reads: list[BodyRead]) -> list[BodyRead]:
     """The reading without dice that overlap a more confident one (dice do not overlap)."""
     kept: list[BodyRead] = []
     for r in sorted(reads, key=lambda r: -r.confidence):
-        if all(np.hypot(r.x - k.x, r.y - k.y) >= OVERLAP * min(r.size, k.size) for k in kept):
+        if not any(_overlap(r, k) for k in kept):
             kept.append(r)
     return [r for r in reads if r in kept]
 
@@ -711,15 +712,13 @@ def _evidence(reads: list[BodyRead]) -> float:
 
 
 def _overlaps(reads: list[BodyRead]) -> int:
-    """Pairs of dice whose centres lie closer than ``OVERLAP`` of their width: dice do not
-    overlap, so one of the two is not a die."""
-    if len(reads) < 2:
-        return 0
-    xy = np.array([(r.x, r.y) for r in reads])
-    size = np.array([r.size for r in reads])
-    dist = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-    close = dist < OVERLAP * np.minimum(size[:, None], size[None, :])
-    return int(np.triu(close, 1).sum())
+    """Pairs of dice that overlap: one of each pair is not a die."""
+    return sum(_overlap(a, b) for a, b in combinations(reads, 2))
+
+
+def _overlap(a: BodyRead, b: BodyRead) -> bool:
+    """Centres closer than ``OVERLAP`` of the smaller width: dice do not overlap."""
+    return bool(np.hypot(a.x - b.x, a.y - b.y) < OVERLAP * min(a.size, b.size))
 
 
 def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: float,
