@@ -225,6 +225,21 @@ def body_mask(image: np.ndarray, body: tuple[float, float, float],
     return mask.astype(np.uint8), light
 
 
+def _unit_colour(colour: np.ndarray) -> np.ndarray:
+    """``colour`` over its lightness: the body colour at unit light."""
+    unit: np.ndarray = colour / max(float(colour.mean()), 1.0)
+    return unit
+
+
+def _grey_axis(unit: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """How one grey level of haze moves a pixel away from ``unit`` colour times its light, and
+    that vector's squared length; None for a greyish body, whose haze cannot be told from its
+    light (``HAZE_MIN_CHROMA``)."""
+    grey: np.ndarray = np.float32(1.0) - unit
+    g2 = float(grey @ grey)
+    return None if g2 < HAZE_MIN_CHROMA else (grey, g2)
+
+
 def _hazy_deviation(f: np.ndarray, light: np.ndarray, colour: np.ndarray, body_light: float,
                     out: np.ndarray) -> np.ndarray:
     """Squared distance of each BGR pixel from ``colour`` times some light plus some grey haze.
@@ -235,13 +250,10 @@ def _hazy_deviation(f: np.ndarray, light: np.ndarray, colour: np.ndarray, body_l
     greyish body.
     """
     h, w = light.shape
-    third = np.full(3, 1 / 3, np.float32)
-    proj = np.eye(3, dtype=np.float32) - np.outer(colour / max(float(colour.mean()), 1.0), third)
-    grey = proj @ np.ones(3, np.float32)  # how one grey level moves the deviation
-    g2 = float(grey @ grey)
-    if g2 < HAZE_MIN_CHROMA:  # a greyish body: haze cannot be told from light
-        grey[:] = 0.0
-        g2 = 1.0
+    unit = _unit_colour(colour)
+    proj = np.eye(3, dtype=np.float32) - np.outer(unit, np.full(3, 1 / 3, np.float32))
+    axis = _grey_axis(unit)
+    grey, g2 = axis if axis is not None else (np.zeros(3, np.float32), 1.0)
     dev = cv2.transform(f, proj, dst=_scratch("dev", (h, w, 3)))
     along = cv2.transform(dev, (grey / g2).reshape(1, 3), dst=_scratch("along", (h, w)))
     np.multiply(dev, dev, out=dev)
@@ -406,11 +418,11 @@ def _haze(colour: np.ndarray, body: np.ndarray) -> float:
     body colour (a lamp's glare on the table pales the pips and the symbol as much as the
     body). Nothing on a grey body, whose haze cannot be told from its light."""
     light = float(colour.mean())
-    unit = body / max(float(body.mean()), 1.0)
-    grey = 1.0 - unit
-    g2 = float(grey @ grey)
-    if g2 < HAZE_MIN_CHROMA:
+    unit = _unit_colour(body)
+    axis = _grey_axis(unit)
+    if axis is None:
         return 0.0
+    grey, g2 = axis
     along = float((colour - unit * light) @ grey) / g2
     cap = min(HAZE_FRAC * light, light - HAZE_BODY * float(body.mean()))
     return float(np.clip(along, 0.0, max(cap, 0.0)))
