@@ -690,15 +690,15 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
     """
     h, w = image.shape[:2]
     die = look.die_frac * min(h, w)
-    first = _read_at_width(image, look, templates, die)
+    first = _read_at_width(image, look, templates, die, measure=rescale)
     if first is None or not rescale:
         return first[0] if first else None
     best, seen = first
-    for _ in range(RESCALE_ROUNDS):
+    for round_ in range(1, RESCALE_ROUNDS + 1):
         if seen is None or abs(np.log(seen / die)) <= np.log(RESCALE_BEYOND):
             break
         die = seen
-        again = _read_at_width(image, look, templates, die)
+        again = _read_at_width(image, look, templates, die, measure=round_ < RESCALE_ROUNDS)
         if again is None:
             break
         reads, seen = again
@@ -733,10 +733,11 @@ def _overlap(a: BodyRead, b: BodyRead) -> bool:
     return bool(np.hypot(a.x - b.x, a.y - b.y) < OVERLAP * min(a.size, b.size))
 
 
-def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: float,
-                   ) -> tuple[list[BodyRead], float | None] | None:
-    """The dice read with a die ``die`` frame pixels wide, and the width the body mask shows
-    (frame pixels); None when the body colour covers the frame."""
+def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: float, *,
+                   measure: bool) -> tuple[list[BodyRead], float | None] | None:
+    """The dice read with a die ``die`` frame pixels wide, and (if ``measure``: another round
+    may follow) the width the body mask shows, frame pixels; None when the body colour covers
+    the frame."""
     small, scale = coarse(image, die)
     d = die * scale
     bodies, cores = die_masks(small, look.body, d)
@@ -752,7 +753,7 @@ def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: flo
         read = read_die(image, centre, die, angle, look, templates)
         if read is not None:
             out.append(read)
-    seen = seen_die_width(bodies, d)
+    seen = seen_die_width(bodies, d) if measure else None
     return out, (seen / scale if seen is not None else None)
 
 
