@@ -25,6 +25,7 @@ from companion.pairing import Pairing
 from companion.store import Store
 from companion.table import TableService
 from web import create_app
+from web.server import WebServer
 
 SPEC_PATH = Path(__file__).parents[2] / "web" / "openapi.yaml"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -145,6 +146,16 @@ def app(table: TableService, pairing: Pairing) -> Flask:
     app = create_app(table, pairing, settings={"heartbeat": 0.2})
     app.test_client_class = ValidatingClient
     return app
+
+
+@pytest.fixture
+def server(app: Flask) -> Iterator[WebServer]:
+    """The app served by the real waitress server on a free loopback port (enough threads for
+    a few browser pages, each with its live stream)."""
+    web = WebServer(app, "127.0.0.1", 0, threads=16)
+    web.start()
+    yield web
+    web.stop()
 
 
 @pytest.fixture

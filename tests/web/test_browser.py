@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 
 from companion.games.mlem.simulate import sample_chance
 from companion.pairing import Pairing
@@ -42,14 +41,6 @@ def browser() -> Iterator[Any]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield browser
         browser.close()
-
-
-@pytest.fixture
-def server(app: Flask) -> Iterator[WebServer]:
-    web = WebServer(app, "127.0.0.1", 0, threads=16)
-    web.start()
-    yield web
-    web.stop()
 
 
 def shot(page: Any, name: str) -> None:

@@ -79,14 +79,6 @@ def test_heartbeats_keep_the_connection_alive(client: FlaskClient) -> None:
     response.close()
 
 
-@pytest.fixture
-def server(app: Flask) -> Iterator[WebServer]:
-    web = WebServer(app, "127.0.0.1", 0, threads=8)
-    web.start()
-    yield web
-    web.stop()
-
-
 def open_stream(server: WebServer) -> tuple[http.client.HTTPConnection, Any]:
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
     connection.request("GET", "/api/stream")
