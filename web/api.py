@@ -464,23 +464,25 @@ def record(game_id: int) -> tuple[Response, int]:
 @api.get("/games/<int:game_id>/proofs/<int:seq>")
 def proof(game_id: int, seq: int) -> tuple[Response, int]:
     """The photo a roll was read from (proof of roll)."""
-    jpeg = ctx().table.store.proof(game_id, seq)
-    if jpeg is None:
-        return error(404, "no picture for that roll")
-    response = Response(jpeg, mimetype="image/jpeg")
-    response.headers["Cache-Control"] = "max-age=3600"
-    return response, 200
+    return _picture(ctx().table.store.proof(game_id, seq), "image/jpeg", "max-age=3600",
+                    "no picture for that roll")
 
 
 @api.get("/oled.png")
 def oled() -> tuple[Response, int]:
     """Demo mode: the OLED's current image."""
     render = ctx().settings.oled_png
-    png = render() if render else None
-    if png is None:
-        return error(404, "no OLED mirror (demo mode only)")
-    response = Response(png, mimetype="image/png")
-    response.headers["Cache-Control"] = "no-store"
+    return _picture(render() if render else None, "image/png", "no-store",
+                    "no OLED mirror (demo mode only)")
+
+
+def _picture(data: bytes | None, mimetype: str, cache_control: str,
+             missing: str) -> tuple[Response, int]:
+    """An image response, or 404 saying what is ``missing``."""
+    if data is None:
+        return error(404, missing)
+    response = Response(data, mimetype=mimetype)
+    response.headers["Cache-Control"] = cache_control
     return response, 200
 
 
