@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from peer_blob import PeerBlobReader
 from vision.evaluate import calibration_shots, load_dataset, reader_of, score
 from vision.profile import LabelledDie, Profile, calibrate
 from vision.reader import DiceReader
+from vision.render import MLEM_FACES, DiceStyle, random_faces, render_roll, write_dataset
 
 DICE_REAL = Path(__file__).resolve().parents[2] / "shared" / "dice-real"
 FIGURES = ("exact_match", "face_accuracy", "die_precision", "die_recall", "ms_per_image_median",
@@ -58,11 +61,6 @@ MOVES = {"raised (x0.7)": (0.7, 1280, 720), "lowered (x1.4)": (1.4, 1280, 720),
 def camera_moved(rolls: int, conditions: str) -> dict[str, float]:
     """Exact match of our reader, calibrated at 1280x720, on rolls after each camera move,
     averaged over four dice sets."""
-    import random
-    from dataclasses import replace
-
-    from vision.render import MLEM_FACES, DiceStyle, random_faces, render_roll
-
     right = dict.fromkeys(MOVES, 0)
     seeds = (2024, 7, 3, 11)
     for seed in seeds:
@@ -99,27 +97,22 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, dict[str, Any]]] = {}
     if DICE_REAL.exists():
         results["dice-real"] = run_dataset(DICE_REAL)
-    try:
-        from vision.render import write_dataset
-    except ImportError:
-        write_dataset = None
-    if write_dataset is not None:
-        with tempfile.TemporaryDirectory() as tmp:
-            for conditions in ("normal", "hard"):
-                folder = Path(tmp) / conditions
-                write_dataset(folder, args.count, args.seed, conditions=conditions)
-                results[f"rendered-{conditions}"] = run_dataset(folder)
-            for conditions in ("normal", "hard") if args.styles else ():
-                exact: dict[str, list[float]] = {"ours": [], "peer": []}
-                for seed in range(101, 101 + args.styles):
-                    folder = Path(tmp) / f"{conditions}{seed}"
-                    write_dataset(folder, 25, seed, conditions=conditions)
-                    for who, res in run_dataset(folder).items():
-                        exact[who].append(res["exact_match"])
-                results[f"styles-{conditions}"] = {
-                    who: {"sets": len(v), "exact_match_mean": round(sum(v) / len(v), 4),
-                          "exact_match_min": min(v), "exact_match": v}
-                    for who, v in exact.items()}
+    with tempfile.TemporaryDirectory() as tmp:
+        for conditions in ("normal", "hard"):
+            folder = Path(tmp) / conditions
+            write_dataset(folder, args.count, args.seed, conditions=conditions)
+            results[f"rendered-{conditions}"] = run_dataset(folder)
+        for conditions in ("normal", "hard") if args.styles else ():
+            exact: dict[str, list[float]] = {"ours": [], "peer": []}
+            for seed in range(101, 101 + args.styles):
+                folder = Path(tmp) / f"{conditions}{seed}"
+                write_dataset(folder, 25, seed, conditions=conditions)
+                for who, res in run_dataset(folder).items():
+                    exact[who].append(res["exact_match"])
+            results[f"styles-{conditions}"] = {
+                who: {"sets": len(v), "exact_match_mean": round(sum(v) / len(v), 4),
+                      "exact_match_min": min(v), "exact_match": v}
+                for who, v in exact.items()}
     moved = {c: camera_moved(args.moved, c) for c in ("normal", "hard")} if args.moved else {}
     if not args.json_only:
         for conditions, cases in moved.items():
