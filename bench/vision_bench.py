@@ -1,7 +1,9 @@
 """Accuracy and speed of our dice reader against the peer blob reader, same images, same process.
 
-Datasets: the real photos of ``shared/dice-real`` and two rendered sets (normal and hard conditions)
-written by ``vision.render.write_dataset`` into a temporary folder. One OpenCV thread, as on a Pi.
+Datasets: the real photos of ``shared/dice-real`` (all of them, and the 50 the face network never
+saw in training), two rendered sets of MLEM dice (normal and hard conditions) read calibrated, and
+two of standard dice read without calibration, all written by ``vision.render.write_dataset`` into
+a temporary folder. One OpenCV thread, as on a Pi.
 
     .venv/bin/python bench/vision_bench.py [--count 200] [--json-only] [--styles N]
 
@@ -42,12 +44,15 @@ FIGURES = ("exact_match", "face_accuracy", "die_precision", "die_recall", "ms_pe
            "rolls_asked", "rolls_wrong_unasked")
 
 
-def run_dataset(folder: Path) -> dict[str, dict[str, Any]]:
-    """Both readers on one dataset; ours calibrates on its calibration lines first."""
+def run_dataset(folder: Path, *, where: tuple[str, str] | None = None,
+                calibrated: bool = True) -> dict[str, dict[str, Any]]:
+    """Both readers on the test lines of one dataset (only those tagged ``where`` if given);
+    ours calibrates on its calibration lines first unless told not to."""
     lines = load_dataset(folder)
-    shots = calibration_shots(lines)
+    shots = calibration_shots(lines) if calibrated else []
     profile = calibrate(shots) if shots else Profile()
-    test = [line for line in lines if line.split == "test"]
+    test = [line for line in lines if line.split == "test"
+            and (where is None or line.tags.get(where[0]) == where[1])]
     ours = score(test, reader_of(DiceReader(profile, max_dice=64)))
     peer = score(test, PeerBlobReader())
     return {"ours": ours, "peer": peer}
@@ -97,11 +102,17 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, dict[str, Any]]] = {}
     if DICE_REAL.exists():
         results["dice-real"] = run_dataset(DICE_REAL)
+        # the face network trained on the other 200 photos: only these 50 are unseen
+        results["dice-real-held-out"] = run_dataset(DICE_REAL, where=("source_split", "test"))
     with tempfile.TemporaryDirectory() as tmp:
         for conditions in ("normal", "hard"):
             folder = Path(tmp) / conditions
             write_dataset(folder, args.count, args.seed, conditions=conditions)
             results[f"rendered-{conditions}"] = run_dataset(folder)
+            folder = Path(tmp) / f"standard-{conditions}"
+            write_dataset(folder, args.count // 2, args.seed + 1, conditions=conditions,
+                          mlem=False)
+            results[f"standard-{conditions}"] = run_dataset(folder, calibrated=False)
         for conditions in ("normal", "hard") if args.styles else ():
             exact: dict[str, list[float]] = {"ours": [], "peer": []}
             for seed in range(101, 101 + args.styles):

@@ -113,7 +113,27 @@ def background(image: Image, kernel_px: float) -> Image:
     return out
 
 
-def estimate_die_px(image: Image) -> float | None:
+@dataclass(frozen=True)
+class Foreground:
+    """What stands out from the bare surface, on a coarse copy of the frame."""
+
+    mask: Image
+    scale: float
+    """Coarse pixels per frame pixel."""
+
+
+def foreground(image: Image) -> Foreground:
+    """Pixels far in colour from the surface (a median far wider than a die), closed over gaps."""
+    h, w = image.shape[:2]
+    s = min(1.0, COARSE_MAX_DIM / max(h, w))
+    coarse = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
+    lab = to_lab(coarse)
+    dist = lab_distance(lab, to_lab(background(coarse, 0.5 * min(coarse.shape[:2]))))
+    raw = (dist > max(12.0, 4.0 * float(np.median(dist)))).astype(np.uint8)
+    return Foreground(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), s)
+
+
+def estimate_die_px(image: Image, fg: Foreground | None = None) -> float | None:
     """Die width in frame pixels from the foreground blobs of a coarse copy.
 
     Each blob away from the frame border gives twice its largest inscribed radius (the
@@ -121,13 +141,8 @@ def estimate_die_px(image: Image) -> float | None:
     dice. The biggest of these are dice; specks, pips and thin tray edges are smaller.
     None when nothing qualifies.
     """
-    h, w = image.shape[:2]
-    s = min(1.0, COARSE_MAX_DIM / max(h, w))
-    coarse = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
-    lab = to_lab(coarse)
-    dist = lab_distance(lab, to_lab(background(coarse, 0.5 * min(coarse.shape[:2]))))
-    raw = (dist > max(12.0, 4.0 * float(np.median(dist)))).astype(np.uint8)
-    mask = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    fg = fg or foreground(image)
+    mask = fg.mask
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     ch, cw = mask.shape
     x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
@@ -142,7 +157,7 @@ def estimate_die_px(image: Image) -> float | None:
     if len(peaks) == 0:
         return None
     big = peaks[peaks >= 0.6 * peaks.max()]
-    size: float = 2.0 * float(np.median(big)) / s
+    size: float = 2.0 * float(np.median(big)) / fg.scale
     return size
 
 
@@ -301,16 +316,17 @@ def is_spot_like(s: Spot) -> bool:
     return s.roundness >= PIP_ROUNDNESS or s.contrast >= 40
 
 
-def die_size_candidates(image: Image) -> tuple[float, ...]:
-    """Die widths (frame pixels) worth trying: the blob estimate and a step either side.
+def die_size_candidates(image: Image, fg: Foreground | None = None) -> tuple[float, ...]:
+    """Die widths (frame pixels) worth trying, the best single guess first: the blob estimate
+    and a step either side.
 
     The blob estimate is right on plain surfaces but can be fooled by a textured one or by a
     single die among specks, so the reader tries its neighbours too and keeps the best reading.
     """
-    est = estimate_die_px(image)
+    est = estimate_die_px(image, fg)
     if est is None:
         m = float(min(image.shape[:2]))
-        return (0.06 * m, 0.1 * m, 0.16 * m)
+        return (0.1 * m, 0.06 * m, 0.16 * m)
     return (est, 0.6 * est, 1.65 * est)
 
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.bodies import pip_templates, read_bodies
+from vision.classify import FaceNet
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.faces import FaceRead, best_reads
 from vision.profile import Profile, body_match
+from vision.uncalibrated import read_unknown_dice
 
 MIN_CONFIDENCE = 0.25
 """Below this a group of spots is taken for clutter, not a die."""
@@ -70,6 +72,8 @@ class DiceReader:
         self.max_dice = max_dice
         self._look = self.profile.look()
         self._templates = pip_templates(self._look) if self._look else None
+        # a set with a fuel symbol needs its profile; standard faces are the network's job
+        self._net = FaceNet() if self.profile.fuel is None else None
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Find and read the dice in a BGR frame of any size."""
@@ -80,6 +84,11 @@ class DiceReader:
                     Detection(r.face, r.x, r.y, r.size, round(r.confidence, 3),
                               r.face is None or r.confidence < UNCERTAIN_BELOW)
                     for r in sorted(found, key=lambda r: (r.y, r.x))))
+        if self._net is not None:
+            return self._reading(tuple(
+                Detection(r.face, r.x, r.y, r.size, round(r.confidence, 3),
+                          r.confidence < UNCERTAIN_BELOW)
+                for r in sorted(read_unknown_dice(image_bgr, self._net), key=lambda r: (r.y, r.x))))
         best: tuple[float, Frame, list[FaceRead]] | None = None
         for die_frame in die_size_candidates(image_bgr):
             frame = prepare(image_bgr, die_frame)

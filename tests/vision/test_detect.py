@@ -19,6 +19,8 @@ from .helpers import calibrated_reader
 
 GRID = {
     "1": ((0, 0),),
+    "2": ((-1, -1), (1, 1)),
+    "3": ((-1, -1), (0, 0), (1, 1)),
     "4": ((-1, -1), (1, -1), (-1, 1), (1, 1)),
     "5": ((-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)),
     "6": ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
@@ -73,9 +75,9 @@ def test_one_drawn_die_is_read(face: str, angle: float, size: float,
     assert math.hypot(die.x - 320, die.y - 240) < 0.25 * size
 
 
-@pytest.mark.xfail(reason="known fault: a die corner sticking out in one colour channel (red on "
-                   "green) merges with the corner pip, lit in other channels", strict=True)
 def test_red_die_on_green_keeps_its_corner_pips() -> None:
+    """Counting spots read this as a 4 (a corner sticking out in one colour channel merged with
+    the corner pip); the face network reads the whole face."""
     image = drawn_die("5", size=42, angle=1.0, body=(40, 40, 190), pip=(240, 240, 240))
     assert DiceReader().read(image).key == ("5",)
 

@@ -1,7 +1,9 @@
-"""Regression floor on real photos: a sample of shared/dice-real (250 photos, 1,799 dice).
+"""Regression floor on real photos: the 50 photos of shared/dice-real that the face network was not
+trained on (the author's own test split, ``source_split=test``: 308 dice).
 
 The floors sit a little under the figures measured when they were set (docs/vision.md), so a
-change that makes real-photo reading worse fails here.
+change that makes real-photo reading worse fails here. The other 200 photos trained the network,
+so they would flatter it and are not read.
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ DICE_REAL = Path(__file__).resolve().parents[3] / "shared" / "dice-real"
 pytestmark = pytest.mark.skipif(not (DICE_REAL / "labels.jsonl").exists(),
                                 reason=f"dice-real dataset not found at {DICE_REAL}")
 
+FLOOR = {"exact_match": 0.60, "die_precision": 0.97, "die_recall": 0.96, "face_accuracy": 0.91}
+"""Measured on these 50 photos: exact match 0.68, precision 0.997, recall 0.987, face accuracy
+0.938 (the pip-first reader before the face network: about 0.17, 0.92, 0.87, 0.72)."""
+
 
 @pytest.mark.slow
-def test_sample_of_real_photos_keeps_its_floor() -> None:
-    sample = load_dataset(DICE_REAL)[::5]
-    result = score(sample, reader_of(DiceReader(max_dice=64)))
+def test_unseen_real_photos_keep_their_floor() -> None:
+    held_out = [line for line in load_dataset(DICE_REAL)
+                if line.tags.get("source_split") == "test"]
+    result = score(held_out, reader_of(DiceReader(max_dice=64)))
     assert result["images"] == 50
-    # measured on this sample: precision 0.919, recall 0.835, face accuracy 0.740
-    assert result["die_precision"] >= FLOOR["die_precision"]
-    assert result["die_recall"] >= FLOOR["die_recall"]
-    assert result["face_accuracy"] >= FLOOR["face_accuracy"]
-
-
-FLOOR = {"die_precision": 0.89, "die_recall": 0.80, "face_accuracy": 0.70}
+    for figure, floor in FLOOR.items():
+        assert result[figure] >= floor, figure

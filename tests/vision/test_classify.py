@@ -1,0 +1,87 @@
+"""The face network and the uncalibrated path around it: the shipped model, its input, answers."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vision.classify import CLASSES, CROP_PX, FaceNet, crop, normalise
+from vision.reader import DiceReader
+from vision.render import STANDARD_FACES, DiceStyle, render_empty, render_roll
+from vision.uncalibrated import candidates, read_candidates
+
+from .test_detect import drawn_die
+
+
+@pytest.fixture(scope="module")
+def net() -> FaceNet:
+    return FaceNet()
+
+
+def test_the_shipped_model_loads_and_answers_every_class(net: FaceNet) -> None:
+    image = drawn_die("4", size=60, angle=0.3, body=(235, 235, 235), pip=(20, 20, 20))
+    probs = net.probabilities(np.stack([crop(image, 320, 240, 60), crop(image, 60, 60, 60)]))
+    assert probs.shape == (2, len(CLASSES))
+    assert probs.sum(axis=1) == pytest.approx([1.0, 1.0], abs=1e-5)
+    assert CLASSES[int(np.argmax(probs[0]))] == "4"
+    assert CLASSES[int(np.argmax(probs[1]))] == "none"  # bare felt
+
+
+def test_no_crops_give_no_rows(net: FaceNet) -> None:
+    assert net.probabilities(np.zeros((0, CROP_PX, CROP_PX, 3), np.float32)).shape == (0, 7)
+
+
+def test_a_missing_model_is_named(tmp_path: Path) -> None:
+    with pytest.raises(OSError, match="no face model"):
+        FaceNet(tmp_path / "faces.onnx")
+
+
+@given(gain=st.floats(0.7, 1.4), offset=st.floats(-15, 30))
+def test_the_crop_ignores_brightness_and_contrast(gain: float, offset: float) -> None:
+    image = drawn_die("5", size=50, angle=0.7, body=(150, 110, 160), pip=(30, 30, 30))
+    relit = np.clip(image.astype(np.float32) * gain + offset, 0, 255).astype(np.uint8)
+    # nothing clips in this range; what differs is rounding and the small floor under the
+    # contrast that keeps a flat patch's noise from being blown up
+    a, b = crop(image, 320, 240, 50), crop(relit, 320, 240, 50)
+    assert float(np.abs(a - b).mean()) < 0.1
+
+
+def test_normalise_gives_zero_mean_and_bounded_contrast() -> None:
+    patch = np.random.default_rng(1).uniform(0, 255, (CROP_PX, CROP_PX, 3)).astype(np.float32)
+    out = normalise(patch)
+    assert abs(float(out.mean())) < 1e-4
+    assert 0.9 < float(out.std()) <= 1.0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(face=st.sampled_from(STANDARD_FACES), angle=st.floats(0, 2 * np.pi),
+       size=st.floats(30, 90), seed=st.integers(0, 10_000))
+def test_a_lone_die_of_any_colour_is_read(face: str, angle: float, size: float, seed: int) -> None:
+    rng = random.Random(seed)
+    body = tuple(rng.randint(0, 255) for _ in range(3))
+    pip = (20, 20, 20) if sum(body) > 380 else (240, 240, 240)
+    image = drawn_die(face, size=size, angle=angle, body=body, pip=pip)  # type: ignore[arg-type]
+    assert DiceReader().read(image).key == (face,)
+
+
+def test_candidates_on_an_empty_tray_are_turned_down(net: FaceNet) -> None:
+    for seed in range(4):
+        image = render_empty(seed, conditions="hard")
+        centres, die_px = candidates(image)
+        assert read_candidates(image, centres, die_px, net) == []
+
+
+def test_candidates_cover_every_rendered_die() -> None:
+    rng = random.Random(5)
+    for seed in range(6):
+        faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
+        scene = render_roll(faces, seed, width=960, height=540,
+                            style=DiceStyle.random(random.Random(seed)))
+        centres, _ = candidates(scene.image)
+        for die in scene.dice:
+            assert min(np.hypot(x - die.x, y - die.y) for x, y in centres) < 0.2 * die.size

@@ -1,0 +1,253 @@
+"""Train the face network of ``vision/classify.py`` and write it as ONNX for OpenCV's dnn.
+
+Training needs PyTorch, which the companion itself does not: see ``tools/requirements-train.txt``.
+The data are real photos in the dice-bench format, restricted by a tag so a held-out part stays
+clean, plus rendered dice (``vision/render.py``) of random designs, light and surfaces:
+
+    python tools/train_faces.py ../shared/dice-real --where source_split=train \\
+        --out vision/models/faces.onnx
+
+Every die gives a crop at its labelled centre, turned, shifted and scaled a little, and recoloured
+(channels swapped, inverted, gain, blur, noise): the network should know pips, not one dice set.
+"No die" crops come from the mat, from between dice, from a die's rim, and from a die seen at the
+wrong scale, so the reader can pick the scale the network is sure of. A tenth of the chosen photos
+is kept back to pick the best epoch; the photos excluded by ``--where`` are never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.classify import CLASSES, CROP_PX, normalise, warp
+from vision.render import CONDITIONS, STANDARD_FACES, render_roll
+from vision.uncalibrated import CROP_SCALES, candidates
+
+NONE = CLASSES.index("none")
+
+
+@dataclass(frozen=True)
+class Die:
+    """One labelled die: which photo, where, how wide, which class."""
+
+    photo: int
+    x: float
+    y: float
+    size: float
+    label: int
+
+
+@dataclass
+class Photos:
+    """Images, the dice on them, and where the reader's candidates on them are not dice."""
+
+    images: list[np.ndarray]
+    dice: list[Die]
+    decoys: list[tuple[int, float, float, float]] = field(default_factory=list)
+    """Photo, centre and die width estimate of each candidate away from every die."""
+
+    def mine_decoys(self) -> None:
+        """Run the reader's candidate search on every photo and keep what is not a die: the
+        specks, rims and side faces the network must learn to turn down."""
+        for photo, image in enumerate(self.images):
+            dice = [d for d in self.dice if d.photo == photo]
+            centres, die_px = candidates(image)
+            self.decoys += [(photo, x, y, die_px) for x, y in centres
+                            if all(np.hypot(x - d.x, y - d.y) > 0.6 * d.size for d in dice)]
+
+
+def load_dataset(folder: Path, where: dict[str, str]) -> tuple[Photos, Photos]:
+    """The photos of a dice-bench dataset whose tags match ``where``: (train, validation)."""
+    train, val = Photos([], []), Photos([], [])
+    lines = [json.loads(s) for s in (folder / "labels.jsonl").read_text().splitlines() if s]
+    chosen = [ln for ln in lines if all(str(ln.get(k)) == v for k, v in where.items())]
+    for i, line in enumerate(chosen):
+        target = val if i % 10 == 0 else train
+        image = cv2.imread(str(folder / line["image"]))
+        target.images.append(image)
+        for d in line["dice"]:
+            size = d.get("size") or 0.5 * (d["w"] + d["h"])
+            target.dice.append(Die(len(target.images) - 1, d["x"], d["y"], size,
+                                   CLASSES.index(d["face"])))
+    return train, val
+
+
+def rendered(count: int, seed: int) -> Photos:
+    """Rendered rolls of standard dice, in both conditions and at the small sizes of real
+    tables seen from high up."""
+    rng = random.Random(seed)
+    out = Photos([], [])
+    for i in range(count):
+        faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
+        width = rng.choice((640, 800, 960))
+        scene = render_roll(faces, seed * 100_000 + i, width=width, height=width * 9 // 16,
+                            conditions=CONDITIONS[i % len(CONDITIONS)])
+        out.images.append(scene.image)
+        out.dice += [Die(len(out.images) - 1, d.x, d.y, d.size, CLASSES.index(d.face))
+                     for d in scene.dice]
+    return out
+
+
+def _recolour(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Another dice design and camera: channels swapped, maybe inverted, gain, blur, noise."""
+    patch = patch[:, :, rng.permutation(3)]
+    if rng.random() < 0.3:
+        patch = 255.0 - patch
+    patch = patch * rng.uniform(0.7, 1.3, 3).astype(np.float32)
+    if rng.random() < 0.3:
+        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.3, 0.9))
+    noise = rng.normal(0, rng.uniform(0, 6), patch.shape).astype(np.float32)
+    return np.asarray(patch + noise, np.float32)
+
+
+def _negative(photos: Photos, rng: np.random.Generator) -> tuple[int, float, float, float]:
+    """Where to look for "no die": near a die but off its centre, or that die at a wrong scale,
+    or anywhere on the photo away from every die."""
+    if photos.decoys and rng.random() < 0.4:
+        photo, x, y, die_px = photos.decoys[rng.integers(len(photos.decoys))]
+        return photo, x, y, die_px * float(rng.choice(CROP_SCALES))
+    die = photos.dice[rng.integers(len(photos.dice))]
+    image = photos.images[die.photo]
+    h, w = image.shape[:2]
+    others = [d for d in photos.dice if d.photo == die.photo]
+    kind = rng.random()
+    for _ in range(20):
+        if kind < 0.25:  # zoomed in on part of a face, or out to the die and its neighbours
+            scale = rng.uniform(0.4, 0.55) if rng.random() < 0.5 else rng.uniform(1.9, 2.6)
+            return die.photo, die.x, die.y, die.size * scale
+        if kind < 0.7:
+            r, a = die.size * rng.uniform(0.6, 1.1), rng.uniform(0, 2 * np.pi)
+            x, y = die.x + r * np.cos(a), die.y + r * np.sin(a)
+        else:
+            x, y = rng.uniform(0, w), rng.uniform(0, h)
+        if all(np.hypot(x - d.x, y - d.y) > 0.55 * d.size for d in others):
+            return die.photo, x, y, die.size * rng.uniform(0.85, 1.15)
+    return die.photo, die.x, die.y, die.size * 2.2
+
+
+def batch_of(photos: Photos, dice: list[Die], negatives: int, rng: np.random.Generator,
+             augment: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """Crops of ``dice`` (augmented) plus ``negatives`` "no die" crops, as tensors."""
+    crops, labels = [], []
+    for d in dice:
+        if augment:
+            shift = d.size * rng.uniform(0, 0.15)
+            a = rng.uniform(0, 2 * np.pi)
+            patch = warp(photos.images[d.photo], d.x + shift * np.cos(a), d.y + shift * np.sin(a),
+                         d.size * rng.uniform(0.85, 1.15), rng.uniform(0, 360))
+            if rng.random() < 0.5:
+                patch = patch[:, ::-1]
+            patch = _recolour(patch, rng)
+        else:
+            patch = warp(photos.images[d.photo], d.x, d.y, d.size)
+        crops.append(normalise(patch))
+        labels.append(d.label)
+    for _ in range(negatives):
+        photo, x, y, size = _negative(photos, rng)
+        patch = warp(photos.images[photo], x, y, size, rng.uniform(0, 360))
+        crops.append(normalise(_recolour(patch, rng) if augment else patch))
+        labels.append(NONE)
+    stack = np.stack(crops).transpose(0, 3, 1, 2)
+    return torch.from_numpy(np.ascontiguousarray(stack)), torch.tensor(labels)
+
+
+def network() -> nn.Module:
+    """Five 3x3 convolutions at three scales, then a global average: about 70,000 weights and
+    5.8 million multiply-adds per crop."""
+    def block(c_in: int, c_out: int) -> list[nn.Module]:
+        return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+    return nn.Sequential(
+        *block(3, 16), nn.MaxPool2d(2), *block(16, 32), *block(32, 32), nn.MaxPool2d(2),
+        *block(32, 64), nn.MaxPool2d(2), *block(64, 64),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, len(CLASSES)))
+
+
+def accuracy(model: nn.Module, photos: Photos, rng: np.random.Generator) -> tuple[float, float]:
+    """(face accuracy at the labelled centres, share of "no die" crops answered "no die")."""
+    model.eval()
+    with torch.no_grad():
+        x, y = batch_of(photos, photos.dice, len(photos.dice), rng, augment=False)
+        guess = model(x).argmax(dim=1)
+    n = len(photos.dice)
+    return (float((guess[:n] == y[:n]).float().mean()), float((guess[n:] == NONE).float().mean()))
+
+
+def train(real: Photos, synthetic: Photos, val: Photos, epochs: int, seed: int) -> nn.Module:
+    """Adam with a cosine schedule; the epoch best on the held-back real photos is kept."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    model = network()
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    best, best_state = -1.0, None
+    for epoch in range(epochs):
+        start = time.perf_counter()
+        model.train()
+        order = [(real, d) for d in real.dice for _ in range(4)] + [(synthetic, d)
+                                                                   for d in synthetic.dice]
+        rng.shuffle(order)  # type: ignore[arg-type]
+        for i in range(0, len(order), 96):
+            chunk = order[i:i + 96]
+            xs, ys = [], []
+            for photos in (real, synthetic):
+                dice = [d for p, d in chunk if p is photos]
+                if dice:
+                    x, y = batch_of(photos, dice, len(dice) * 3 // 4, rng)
+                    xs.append(x)
+                    ys.append(y)
+            opt.zero_grad()
+            loss = loss_fn(model(torch.cat(xs)), torch.cat(ys))
+            loss.backward()
+            opt.step()
+        sched.step()
+        faces, none = accuracy(model, val, np.random.default_rng(0))
+        print(f"epoch {epoch + 1}: loss {float(loss):.3f}, held back: faces {faces:.3f}, "
+              f"no die {none:.3f} ({time.perf_counter() - start:.0f} s)", flush=True)
+        if faces + 0.5 * none > best:
+            best, best_state = faces + 0.5 * none, {k: v.clone()
+                                                    for k, v in model.state_dict().items()}
+    assert best_state is not None
+    model.load_state_dict(best_state)
+    return model.eval()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", type=Path, help="a dice-bench folder of real photos")
+    parser.add_argument("--where", action="append", default=[], metavar="TAG=VALUE",
+                        help="train only on the lines with this tag (repeatable)")
+    parser.add_argument("--rendered", type=int, default=600, help="rendered photos to add")
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("vision/models/faces.onnx"))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    where = dict(w.split("=", 1) for w in args.where)
+    real, val = load_dataset(args.dataset, where)
+    synthetic = rendered(args.rendered, args.seed)
+    for photos in (real, val, synthetic):
+        photos.mine_decoys()
+    print(f"{len(real.dice)} real dice in {len(real.images)} photos, {len(val.dice)} held back, "
+          f"{len(synthetic.dice)} rendered dice; {len(real.decoys)} + {len(synthetic.decoys)} "
+          "decoys", flush=True)
+    model = train(real, synthetic, val, args.epochs, args.seed)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (torch.zeros(1, 3, CROP_PX, CROP_PX),), str(args.out),
+                      input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+                      opset_version=11, dynamo=False)
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()
