@@ -227,11 +227,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--where", action="append", default=[], metavar="TAG=VALUE",
                         help="train only on the lines with this tag (repeatable)")
     parser.add_argument("--rendered", type=int, default=600, help="rendered photos to add")
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("vision/models/faces.onnx"))
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     where = dict(w.split("=", 1) for w in args.where)
     real, val = load_dataset(args.dataset, where)
     synthetic = rendered(args.rendered, args.seed)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from vision.bodies import pip_templates, read_bodies
+from vision.bodies import BodyRead, pip_templates, read_bodies
 from vision.classify import FaceNet
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.faces import FaceRead, best_reads
 from vision.profile import Profile, body_match
-from vision.uncalibrated import read_unknown_dice
+from vision.uncalibrated import Seen, read_unknown_dice
 
 MIN_CONFIDENCE = 0.25
 """Below this a group of spots is taken for clutter, not a die."""
@@ -65,14 +66,19 @@ def suppress_neighbours(reads: list[FaceRead], die_px: float) -> list[FaceRead]:
 
 
 class DiceReader:
-    """Reads frames with one dice set's profile (or the default profile without calibration)."""
+    """Reads frames with one dice set's profile (or the default profile without calibration).
+
+    A calibrated set is read by its bodies (``bodies.py``). A set without a fuel symbol (or no
+    profile at all) is read by the face network (``uncalibrated.py``); a calibrated set whose
+    bodies do not stand out from the surface falls back to the pip-first reader, the one
+    reader that knows the set's fuel symbol without the body path.
+    """
 
     def __init__(self, profile: Profile | None = None, *, max_dice: int = 6) -> None:
         self.profile = profile or Profile()
         self.max_dice = max_dice
         self._look = self.profile.look()
         self._templates = pip_templates(self._look) if self._look else None
-        # a set with a fuel symbol needs its profile; standard faces are the network's job
         self._net = FaceNet() if self.profile.fuel is None else None
 
     def read(self, image_bgr: np.ndarray) -> Reading:
@@ -80,15 +86,9 @@ class DiceReader:
         if self._look is not None and self._templates is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
-                return self._reading(tuple(
-                    Detection(r.face, r.x, r.y, r.size, round(r.confidence, 3),
-                              r.face is None or r.confidence < UNCERTAIN_BELOW)
-                    for r in sorted(found, key=lambda r: (r.y, r.x))))
+                return self._reading(found)
         if self._net is not None:
-            return self._reading(tuple(
-                Detection(r.face, r.x, r.y, r.size, round(r.confidence, 3),
-                          r.confidence < UNCERTAIN_BELOW)
-                for r in sorted(read_unknown_dice(image_bgr, self._net), key=lambda r: (r.y, r.x))))
+            return self._reading(read_unknown_dice(image_bgr, self._net))
         best: tuple[float, Frame, list[FaceRead]] | None = None
         for die_frame in die_size_candidates(image_bgr):
             frame = prepare(image_bgr, die_frame)
@@ -98,15 +98,14 @@ class DiceReader:
                 best = (evidence, frame, reads)
         assert best is not None
         _, frame, reads = best
-        s = frame.scale
-        dice = tuple(
-            Detection(r.face, r.x / s, r.y / s, r.size / s, round(r.confidence, 3),
-                      r.face is None or r.confidence < UNCERTAIN_BELOW)
-            for r in sorted(reads, key=lambda r: (r.y, r.x))
-        )
-        return self._reading(dice)
+        return self._reading(reads, frame.scale)
 
-    def _reading(self, dice: tuple[Detection, ...]) -> Reading:
+    def _reading(self, reads: Sequence[BodyRead | Seen | FaceRead], scale: float = 1.0) -> Reading:
+        """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom."""
+        dice = tuple(
+            Detection(r.face, r.x / scale, r.y / scale, r.size / scale, round(r.confidence, 3),
+                      r.face is None or r.confidence < UNCERTAIN_BELOW)
+            for r in sorted(reads, key=lambda r: (r.y, r.x)))
         error = None
         if len(dice) > self.max_dice:
             error = f"{len(dice)} dice seen, at most {self.max_dice}"

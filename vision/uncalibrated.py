@@ -10,7 +10,7 @@ top face, and of two candidates on one die the surer wins.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -43,7 +43,7 @@ DIE_BELOW = 0.3
 mats through: rendered hard read 0.53 exact against 0.62)."""
 
 MIN_GAP = 0.7
-"""Closest two dice can be, in die widths (touching, one slightly tilted)."""
+"""Closest two dice can be, in widths of the larger (touching, one slightly tilted)."""
 
 
 @dataclass(frozen=True)
@@ -102,38 +102,37 @@ def _distinct(centres: list[tuple[float, float]], gap: float) -> list[tuple[floa
 
 def read_candidates(image: Image, centres: list[tuple[float, float]], die_px: float,
                     net: FaceNet) -> list[Seen]:
-    """The dice among ``centres``: each read at every crop scale, the scale the network is
-    surest of a die kept, then one reading per die."""
+    """The dice among ``centres``: each looked at with every crop width, kept at the width the
+    network is surest of a die, one per die, then read."""
     if not centres:
         return []
     stack = np.stack([crop(image, x, y, die_px * f) for x, y in centres for f in CROP_SCALES])
-    probs = net.probabilities(stack).reshape(len(centres), len(CROP_SCALES), len(CLASSES))
-    seen: list[Seen] = []
-    for (x, y), p in zip(centres, probs, strict=True):
-        k = int(np.argmin(p[:, 0]))
-        if p[k, 0] >= DIE_BELOW:
-            continue
-        face = int(np.argmax(p[k, 1:])) + 1
-        seen.append(Seen(CLASSES[face], float(p[k, face]), x, y, die_px * CROP_SCALES[k],
-                         float(1.0 - p[k, 0])))
-    kept: list[Seen] = []
-    for s in sorted(seen, key=lambda s: s.die, reverse=True):
-        if all(np.hypot(s.x - k.x, s.y - k.y) > MIN_GAP * max(s.size, k.size) for k in kept):
-            kept.append(s)
+    no_die = net.probabilities(stack).reshape(len(centres), len(CROP_SCALES), len(CLASSES))[..., 0]
+    places = []  # (probability of a die, x, y, width)
+    for (x, y), p in zip(centres, no_die, strict=True):
+        k = int(np.argmin(p))
+        if p[k] < DIE_BELOW:
+            places.append((1.0 - float(p[k]), x, y, die_px * CROP_SCALES[k]))
+    kept: list[tuple[float, float, float, float]] = []
+    for place in sorted(places, reverse=True):
+        _, x, y, size = place
+        if all(np.hypot(x - kx, y - ky) > MIN_GAP * max(size, ks) for _, kx, ky, ks in kept):
+            kept.append(place)
     return _read_faces(image, kept, net)
 
 
-def _read_faces(image: Image, dice: list[Seen], net: FaceNet) -> list[Seen]:
+def _read_faces(image: Image, places: list[tuple[float, float, float, float]],
+                net: FaceNet) -> list[Seen]:
     """Each die's face from the mean of the network's answers on its eight turns and mirror
     images: a die has no up, and one view's quirk is outvoted by the others."""
-    if not dice:
-        return dice
-    views = np.stack([v for d in dice for v in turns(crop(image, d.x, d.y, d.size))])
-    probs = net.probabilities(views).reshape(len(dice), -1, len(CLASSES)).mean(axis=1)
+    if not places:
+        return []
+    views = np.stack([v for _, x, y, size in places for v in turns(crop(image, x, y, size))])
+    probs = net.probabilities(views).reshape(len(places), -1, len(CLASSES)).mean(axis=1)
     out = []
-    for d, p in zip(dice, probs, strict=True):
+    for (die, x, y, size), p in zip(places, probs, strict=True):
         face = int(np.argmax(p[1:])) + 1
-        out.append(replace(d, face=CLASSES[face], confidence=float(p[face])))
+        out.append(Seen(CLASSES[face], float(p[face]), x, y, size, die))
     return out
 
 
