@@ -120,6 +120,9 @@ class Foreground:
     mask: Image
     scale: float
     """Coarse pixels per frame pixel."""
+    distance: np.ndarray
+    """Each mask pixel's distance to the nearest background pixel (coarse pixels): the die
+    width estimate and the blob middles both read it."""
 
 
 def foreground(image: Image) -> Foreground:
@@ -130,7 +133,8 @@ def foreground(image: Image) -> Foreground:
     lab = to_lab(coarse)
     dist = lab_distance(lab, to_lab(background(coarse, 0.5 * min(coarse.shape[:2]))))
     raw = (dist > max(12.0, 4.0 * float(np.median(dist)))).astype(np.uint8)
-    return Foreground(cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), s)
+    mask = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    return Foreground(mask, s, cv2.distanceTransform(mask, cv2.DIST_L2, 3))
 
 
 def estimate_die_px(image: Image, fg: Foreground | None = None) -> float | None:
@@ -150,9 +154,8 @@ def estimate_die_px(image: Image, fg: Foreground | None = None) -> float | None:
     inner[0] = False
     if not inner.any():
         return None
-    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
     peaks = np.zeros(n, np.float32)
-    np.maximum.at(peaks, np.asarray(labels, np.int64).ravel(), dt.ravel())
+    np.maximum.at(peaks, np.asarray(labels, np.int64).ravel(), fg.distance.ravel())
     peaks = peaks[inner & (peaks >= 2.0)]
     if len(peaks) == 0:
         return None

@@ -82,7 +82,7 @@ def candidates(image: Image) -> tuple[list[tuple[float, float]], float]:
 def _blob_middles(fg: Foreground, die_px: float) -> list[tuple[float, float]]:
     """Local peaks of the foreground's distance transform at least a quarter die from an edge:
     the middle of a lone die, and of each die in a row of touching ones."""
-    dt = cv2.distanceTransform(fg.mask, cv2.DIST_L2, 3)
+    dt = fg.distance
     reach = max(3, round(0.5 * die_px * fg.scale) | 1)
     peaks = (dt >= cv2.dilate(dt, np.ones((reach, reach), np.uint8))) & (
         dt >= 0.25 * die_px * fg.scale)
