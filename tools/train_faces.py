@@ -60,9 +60,9 @@ class Photos:
         specks, rims and side faces the network must learn to turn down."""
         for photo, image in enumerate(self.images):
             dice = [d for d in self.dice if d.photo == photo]
-            centres, die_px = candidates(image)
-            self.decoys += [(photo, x, y, die_px) for x, y in centres
-                            if all(np.hypot(x - d.x, y - d.y) > 0.6 * d.size for d in dice)]
+            found, die_px = candidates(image)
+            self.decoys += [(photo, c.x, c.y, die_px) for c in found
+                            if all(np.hypot(c.x - d.x, c.y - d.y) > 0.6 * d.size for d in dice)]
 
 
 def load_dataset(folder: Path, where: dict[str, str]) -> tuple[Photos, Photos]:
@@ -211,7 +211,7 @@ def train(real: Photos, synthetic: Photos, val: Photos, epochs: int, seed: int) 
             opt.step()
         sched.step()
         faces, none = accuracy(model, val, np.random.default_rng(0))
-        print(f"epoch {epoch + 1}: loss {float(loss):.3f}, held back: faces {faces:.3f}, "
+        print(f"epoch {epoch + 1}: loss {loss.item():.3f}, held back: faces {faces:.3f}, "
               f"no die {none:.3f} ({time.perf_counter() - start:.0f} s)", flush=True)
         if faces + 0.5 * none > best:
             best, best_state = faces + 0.5 * none, {k: v.clone()

@@ -6,11 +6,15 @@ of every blob that stands out from the surface, so hardly a die is missed (98 % 
 dice have a candidate within a fifth of a die width). Most candidates are pieces of dice, side
 faces or specks; the network, shown each at a few crop sizes, keeps those it is sure are a die's
 top face, and of two candidates on one die the surer wins.
+
+Crops are sized from the frame's die width, and from each candidate's own width (its pips'
+spread, its blob's width) where the frame's width is wrong for it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -20,6 +24,7 @@ from vision.detect import (
     PIP_ROUNDNESS,
     Foreground,
     Image,
+    Spot,
     die_size_candidates,
     foreground,
     group_spots,
@@ -29,10 +34,11 @@ from vision.faces import best_reads
 from vision.profile import Profile
 
 CROP_SCALES = (0.5, 0.7, 1.0)
-"""Crop widths tried, over the frame's blob estimate of the die width. That estimate is right or
-up to twice too big (touching dice merge into one blob), never much too small. The network
-takes a die 15 % off its width, so three steps cover the range (six read no better on
-dice-real's unseen photos, at 1.4 times the time)."""
+"""Crop widths tried, over the frame's die width. The blob estimate is mostly right or up to
+twice too big (touching dice merge into one blob); where it is too small, the pips' spread
+corrects it (``candidates``), and a candidate's own width covers the rest (``crop_widths``).
+The network takes a die 15 % off its width, so three steps cover the range (six read no
+better on dice-real's unseen photos, at 1.4 times the time)."""
 
 SAME_SPOT = 0.1
 """Candidates closer than this (in estimated die widths) are read once: the network takes a
@@ -44,6 +50,27 @@ mats through: rendered hard read 0.53 exact against 0.62)."""
 
 MIN_GAP = 0.7
 """Closest two dice can be, in widths of the larger (touching, one slightly tilted)."""
+
+
+MIN_OWN_WIDTH = 8.0
+"""A candidate's own width hint below this (frame pixels) is no die: its pips would be 1 px."""
+
+PIP_SPREAD = 0.75
+"""Distance of a face's farthest two pips over the die width (two corners of the layout; pip
+offsets of 0.25-0.3 die put it at 0.7-0.85)."""
+
+SURE_GROUP = 0.5
+"""A group of three or more pips read with this confidence is a whole face: its spread sizes
+the frame's dice better than the blobs do."""
+
+
+class Candidate(NamedTuple):
+    """A place a die may be centred, and the die width its own evidence suggests (frame pixels;
+    0 when it suggests none)."""
+
+    x: float
+    y: float
+    width: float
 
 
 @dataclass(frozen=True)
@@ -59,60 +86,87 @@ class Seen:
     """Probability that a die's top face is centred here at all."""
 
 
-def candidates(image: Image) -> tuple[list[tuple[float, float]], float]:
-    """Where a die may be centred, and the blob estimate of the die width (frame pixels):
-    every spot group at the estimated scale and a smaller one, and the middle of every blob that
-    stands out from the surface (a die whose pips were not all found, such as a two under
-    glare)."""
+def candidates(image: Image) -> tuple[list[Candidate], float]:
+    """Where a die may be centred, and the frame's die width (frame pixels): every spot group
+    at the blob estimate and a smaller scale, and the middle of every blob that stands out from
+    the surface (a die whose pips were not all found, such as a two under glare).
+
+    The blob estimate fails where dice hardly stand out from the surface (purple dice on a
+    dark mat read a quarter too narrow); when the surely-read pip groups spread wider, their
+    median width is taken instead.
+    """
     fg = foreground(image)
     sizes = die_size_candidates(image, fg)
     default = Profile()
-    centres: list[tuple[float, float]] = []
+    found: list[Candidate] = []
+    spreads: list[float] = []
     # the blob estimate errs big (touching dice merge), so its bigger step adds nothing
     for die_frame in sizes[:2]:
         frame = prepare(image, die_frame)
         pips = [s for s in frame.spots if s.roundness >= PIP_ROUNDNESS]
         for group in group_spots(pips, frame.die_px):
-            centres += [(r.x / frame.scale, r.y / frame.scale)
-                        for r in best_reads([pips[i] for i in group], frame.die_px, default)]
-    centres += _blob_middles(fg, sizes[0])
-    return _distinct(centres, SAME_SPOT * sizes[0]), sizes[0]
+            spots = [pips[i] for i in group]
+            width = _spread(spots) / (PIP_SPREAD * frame.scale)
+            reads = best_reads(spots, frame.die_px, default)
+            found += [Candidate(r.x / frame.scale, r.y / frame.scale, width) for r in reads]
+            if len(reads) == 1 and len(spots) >= 3 and reads[0].confidence >= SURE_GROUP:
+                spreads.append(width)
+    found += _blob_middles(fg, sizes[0])
+    die_px = max(sizes[0], float(np.median(spreads))) if spreads else sizes[0]
+    return _distinct(found, SAME_SPOT * die_px), die_px
 
 
-def _blob_middles(fg: Foreground, die_px: float) -> list[tuple[float, float]]:
+def _spread(spots: list[Spot]) -> float:
+    """Distance between the two farthest spots of a group."""
+    pts = np.array([(s.x, s.y) for s in spots], np.float64)
+    return float(np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(axis=2).max()))
+
+
+def _blob_middles(fg: Foreground, die_px: float) -> list[Candidate]:
     """Local peaks of the foreground's distance transform at least a quarter die from an edge:
-    the middle of a lone die, and of each die in a row of touching ones."""
+    the middle of a lone die, and of each die in a row of touching ones. A peak's width hint is
+    its blob's inscribed width."""
     dt = fg.distance
     reach = max(3, round(0.5 * die_px * fg.scale) | 1)
     peaks = (dt >= cv2.dilate(dt, np.ones((reach, reach), np.uint8))) & (
         dt >= 0.25 * die_px * fg.scale)
     ys, xs = np.nonzero(peaks)
-    return [((x + 0.5) / fg.scale - 0.5, (y + 0.5) / fg.scale - 0.5)
+    return [Candidate((x + 0.5) / fg.scale - 0.5, (y + 0.5) / fg.scale - 0.5,
+                      2.0 * float(dt[y, x]) / fg.scale)
             for x, y in zip(xs.tolist(), ys.tolist(), strict=True)]
 
 
-def _distinct(centres: list[tuple[float, float]], gap: float) -> list[tuple[float, float]]:
-    """The centres without near repeats (one die's group is found again at each scale)."""
-    kept: list[tuple[float, float]] = []
-    for x, y in centres:
-        if all((x - kx) ** 2 + (y - ky) ** 2 > gap * gap for kx, ky in kept):
-            kept.append((x, y))
+def _distinct(found: list[Candidate], gap: float) -> list[Candidate]:
+    """The candidates without near repeats (one die's group is found again at each scale)."""
+    kept: list[Candidate] = []
+    for c in found:
+        if all((c.x - k.x) ** 2 + (c.y - k.y) ** 2 > gap * gap for k in kept):
+            kept.append(c)
     return kept
 
 
-def read_candidates(image: Image, centres: list[tuple[float, float]], die_px: float,
+def crop_widths(c: Candidate, die_px: float) -> list[float]:
+    """The crop widths to look at a candidate with: the frame's steps, and its own width hint
+    where no step comes within the 15 % the network takes."""
+    widths = [die_px * f for f in CROP_SCALES]
+    if c.width >= MIN_OWN_WIDTH and not 0.85 * min(widths) <= c.width <= 1.15 * max(widths):
+        widths.append(c.width)
+    return widths
+
+
+def read_candidates(image: Image, found: list[Candidate], die_px: float,
                     net: FaceNet) -> list[Seen]:
-    """The dice among ``centres``: each looked at with every crop width, kept at the width the
-    network is surest of a die, one per die, then read."""
-    if not centres:
+    """The dice among the candidates: each looked at with every crop width, kept at the width
+    the network is surest of a die, one per die, then read."""
+    looks = [(c.x, c.y, width) for c in found for width in crop_widths(c, die_px)]
+    if not looks:
         return []
-    stack = np.stack([crop(image, x, y, die_px * f) for x, y in centres for f in CROP_SCALES])
-    no_die = net.probabilities(stack).reshape(len(centres), len(CROP_SCALES), len(CLASSES))[..., 0]
-    places = []  # (probability of a die, x, y, width)
-    for (x, y), p in zip(centres, no_die, strict=True):
-        k = int(np.argmin(p))
-        if p[k] < DIE_BELOW:
-            places.append((1.0 - float(p[k]), x, y, die_px * CROP_SCALES[k]))
+    no_die = net.probabilities(np.stack([crop(image, *look) for look in looks]))[:, 0]
+    surest: dict[tuple[float, float], tuple[float, float]] = {}  # centre: (p(no die), width)
+    for (x, y, width), p in zip(looks, no_die.tolist(), strict=True):
+        if p < surest.get((x, y), (1.0, 0.0))[0]:
+            surest[(x, y)] = (p, width)
+    places = [(1.0 - p, x, y, width) for (x, y), (p, width) in surest.items() if p < DIE_BELOW]
     kept: list[tuple[float, float, float, float]] = []
     for place in sorted(places, reverse=True):
         _, x, y, size = place
@@ -138,5 +192,5 @@ def _read_faces(image: Image, places: list[tuple[float, float, float, float]],
 
 def read_unknown_dice(image: Image, net: FaceNet) -> list[Seen]:
     """Find and read the dice of a frame without a profile."""
-    centres, die_px = candidates(image)
-    return read_candidates(image, centres, die_px, net)
+    found, die_px = candidates(image)
+    return read_candidates(image, found, die_px, net)
