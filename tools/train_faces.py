@@ -6,6 +6,10 @@ clean, plus rendered dice (``vision/render.py``) of random designs, light and su
 
     python tools/train_faces.py ../shared/dice-real --where source_split=train \\
         --out vision/models/faces.onnx
+    python tools/train_faces.py ../shared/dice-real --where source_split=train \\
+        --px 48 --out vision/models/faces48.onnx
+
+The first is the finder (``CROP_PX``), the second the closer look (``CLOSE_PX``).
 
 Every die gives a crop at its labelled centre, turned, shifted and scaled a little, and recoloured
 (channels swapped, inverted, gain, blur, noise): the network should know pips, not one dice set.
@@ -135,25 +139,26 @@ def _negative(photos: Photos, rng: np.random.Generator) -> tuple[int, float, flo
 
 
 def batch_of(photos: Photos, dice: list[Die], negatives: int, rng: np.random.Generator,
-             augment: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
-    """Crops of ``dice`` (augmented) plus ``negatives`` "no die" crops, as tensors."""
+             px: int, augment: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """Crops of ``dice`` (augmented) plus ``negatives`` "no die" crops of ``px`` x ``px``, as
+    tensors."""
     crops, labels = [], []
     for d in dice:
         if augment:
             shift = d.size * rng.uniform(0, 0.15)
             a = rng.uniform(0, 2 * np.pi)
             patch = warp(photos.images[d.photo], d.x + shift * np.cos(a), d.y + shift * np.sin(a),
-                         d.size * rng.uniform(0.85, 1.15), rng.uniform(0, 360))
+                         d.size * rng.uniform(0.85, 1.15), rng.uniform(0, 360), px)
             if rng.random() < 0.5:
                 patch = patch[:, ::-1]
             patch = _recolour(patch, rng)
         else:
-            patch = warp(photos.images[d.photo], d.x, d.y, d.size)
+            patch = warp(photos.images[d.photo], d.x, d.y, d.size, px=px)
         crops.append(normalise(patch))
         labels.append(d.label)
     for _ in range(negatives):
         photo, x, y, size = _negative(photos, rng)
-        patch = warp(photos.images[photo], x, y, size, rng.uniform(0, 360))
+        patch = warp(photos.images[photo], x, y, size, rng.uniform(0, 360), px)
         crops.append(normalise(_recolour(patch, rng) if augment else patch))
         labels.append(NONE)
     stack = np.stack(crops).transpose(0, 3, 1, 2)
@@ -171,17 +176,19 @@ def network() -> nn.Module:
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, len(CLASSES)))
 
 
-def accuracy(model: nn.Module, photos: Photos, rng: np.random.Generator) -> tuple[float, float]:
+def accuracy(model: nn.Module, photos: Photos, rng: np.random.Generator,
+             px: int) -> tuple[float, float]:
     """(face accuracy at the labelled centres, share of "no die" crops answered "no die")."""
     model.eval()
     with torch.no_grad():
-        x, y = batch_of(photos, photos.dice, len(photos.dice), rng, augment=False)
+        x, y = batch_of(photos, photos.dice, len(photos.dice), rng, px, augment=False)
         guess = model(x).argmax(dim=1)
     n = len(photos.dice)
     return (float((guess[:n] == y[:n]).float().mean()), float((guess[n:] == NONE).float().mean()))
 
 
-def train(real: Photos, synthetic: Photos, val: Photos, epochs: int, seed: int) -> nn.Module:
+def train(real: Photos, synthetic: Photos, val: Photos, epochs: int, seed: int,
+          px: int) -> nn.Module:
     """Adam with a cosine schedule; the epoch best on the held-back real photos is kept."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -202,7 +209,7 @@ def train(real: Photos, synthetic: Photos, val: Photos, epochs: int, seed: int) 
             for photos in (real, synthetic):
                 dice = [d for p, d in chunk if p is photos]
                 if dice:
-                    x, y = batch_of(photos, dice, len(dice) * 3 // 4, rng)
+                    x, y = batch_of(photos, dice, len(dice) * 3 // 4, rng, px)
                     xs.append(x)
                     ys.append(y)
             opt.zero_grad()
@@ -210,7 +217,7 @@ def train(real: Photos, synthetic: Photos, val: Photos, epochs: int, seed: int) 
             loss.backward()
             opt.step()
         sched.step()
-        faces, none = accuracy(model, val, np.random.default_rng(0))
+        faces, none = accuracy(model, val, np.random.default_rng(0), px)
         print(f"epoch {epoch + 1}: loss {loss.item():.3f}, held back: faces {faces:.3f}, "
               f"no die {none:.3f} ({time.perf_counter() - start:.0f} s)", flush=True)
         if faces + 0.5 * none > best:
@@ -229,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rendered", type=int, default=600, help="rendered photos to add")
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--px", type=int, default=CROP_PX, help="side of the network's input")
     parser.add_argument("--out", type=Path, default=Path("vision/models/faces.onnx"))
     args = parser.parse_args(argv)
     where = dict(w.split("=", 1) for w in args.where)
@@ -239,9 +247,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(real.dice)} real dice in {len(real.images)} photos, {len(val.dice)} held back, "
           f"{len(synthetic.dice)} rendered dice; {len(real.decoys)} + {len(synthetic.decoys)} "
           "decoys", flush=True)
-    model = train(real, synthetic, val, args.epochs, args.seed)
+    model = train(real, synthetic, val, args.epochs, args.seed, args.px)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, (torch.zeros(1, 3, CROP_PX, CROP_PX),), str(args.out),
+    torch.onnx.export(model, (torch.zeros(1, 3, args.px, args.px),), str(args.out),
                       input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
                       opset_version=11, dynamo=False)

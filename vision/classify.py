@@ -14,6 +14,7 @@ its own brightness and contrast, so neither the die colour nor the light matters
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -24,18 +25,23 @@ CLASSES = ("none", "1", "2", "3", "4", "5", "6")
 CROP_PX = 32
 """Side of the network's input, in pixels: a pip of a 39 px die is then about 3-4 px."""
 
+CLOSE_PX = 48
+"""Side of the closer look's input: a 39 px die at full resolution, pips 5-6 px."""
+
 CROP_SPAN = 1.25
 """Side of the crop in die widths: the whole top face and a rim of what surrounds it."""
 
 MODEL_PATH = Path(__file__).with_name("models") / "faces.onnx"
+CLOSE_MODEL_PATH = MODEL_PATH.with_name("faces48.onnx")
 
 
-def warp(image: np.ndarray, x: float, y: float, size: float, angle: float = 0.0) -> np.ndarray:
+def warp(image: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
+         px: int = CROP_PX) -> np.ndarray:
     """The square of ``CROP_SPAN`` widths around a die of width ``size`` centred at (x, y),
-    turned by ``angle`` degrees and resampled to CROP_PX x CROP_PX (float32 BGR)."""
-    m = cv2.getRotationMatrix2D((float(x), float(y)), angle, CROP_PX / (CROP_SPAN * size))
-    m[:, 2] += np.array((CROP_PX / 2 - x, CROP_PX / 2 - y))
-    out: np.ndarray = cv2.warpAffine(image, m, (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR,
+    turned by ``angle`` degrees and resampled to ``px`` x ``px`` (float32 BGR)."""
+    m = cv2.getRotationMatrix2D((float(x), float(y)), angle, px / (CROP_SPAN * size))
+    m[:, 2] += np.array((px / 2 - x, px / 2 - y))
+    out: np.ndarray = cv2.warpAffine(image, m, (px, px), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     return out
 
@@ -46,9 +52,9 @@ def normalise(patch: np.ndarray) -> np.ndarray:
     return out
 
 
-def crop(image: np.ndarray, x: float, y: float, size: float) -> np.ndarray:
+def crop(image: np.ndarray, x: float, y: float, size: float, px: int = CROP_PX) -> np.ndarray:
     """The network's input for one die: its warped square, normalised."""
-    return normalise(warp(image, x, y, size))
+    return normalise(warp(image, x, y, size, px=px))
 
 
 def turns(patch: np.ndarray) -> list[np.ndarray]:
@@ -59,15 +65,17 @@ def turns(patch: np.ndarray) -> list[np.ndarray]:
 
 
 class FaceNet:
-    """The trained network: crops in, one probability per class of ``CLASSES`` out."""
+    """A trained network: crops of ``px`` x ``px`` in, one probability per class of
+    ``CLASSES`` out."""
 
-    def __init__(self, path: Path = MODEL_PATH) -> None:
+    def __init__(self, path: Path = MODEL_PATH, px: int = CROP_PX) -> None:
         if not path.is_file():
             raise OSError(f"no face model at {path}")
         self._net = cv2.dnn.readNetFromONNX(str(path))
+        self.px = px
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """Class probabilities, one row per crop of an (N, CROP_PX, CROP_PX, 3) stack."""
+        """Class probabilities, one row per crop of an (N, px, px, 3) stack."""
         if len(crops) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
         self._net.setInput(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)))
@@ -75,3 +83,17 @@ class FaceNet:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         out: np.ndarray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
         return out
+
+
+class FaceNets(NamedTuple):
+    """The network that finds and reads dice, and the one that takes a closer look at the
+    faces it is unsure of: at 48 px it reads more of real dice right, but it also takes
+    specks on busy mats for dice, so it only reads, it never finds."""
+
+    finder: FaceNet
+    close: FaceNet
+
+    @classmethod
+    def load(cls) -> FaceNets:
+        """The two shipped networks."""
+        return cls(FaceNet(), FaceNet(CLOSE_MODEL_PATH, CLOSE_PX))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.bodies import BodyRead, pip_templates, read_bodies
-from vision.classify import FaceNet
+from vision.classify import FaceNets
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.faces import FaceRead, best_reads
 from vision.profile import Profile, body_match
@@ -79,7 +79,7 @@ class DiceReader:
         self.max_dice = max_dice
         self._look = self.profile.look()
         self._templates = pip_templates(self._look) if self._look else None
-        self._net = FaceNet() if self.profile.fuel is None else None
+        self._nets = FaceNets.load() if self.profile.fuel is None else None
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Find and read the dice in a BGR frame of any size."""
@@ -87,8 +87,8 @@ class DiceReader:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
                 return self._reading(found)
-        if self._net is not None:
-            return self._reading(read_unknown_dice(image_bgr, self._net))
+        if self._nets is not None:
+            return self._reading(read_unknown_dice(image_bgr, self._nets))
         best: tuple[float, Frame, list[FaceRead]] | None = None
         for die_frame in die_size_candidates(image_bgr):
             frame = prepare(image_bgr, die_frame)
