@@ -97,6 +97,12 @@ SPOT_RING = 1.8
 """Outer radius, in pip radii, of the ring that a pip's disc is compared with (a pip is a
 compact disc; glare is a bigger or longer blob that spills into the ring)."""
 SPOT_FULL = 0.12
+OFF_AXIS = 1.0
+"""How much a pixel's ink is lowered per unit of its distance from the line between body and
+ink colour (in lengths of that line). White glare moves a black die towards yellow pips only
+partly, and mostly off that line: without this a 1's pip with glare beside it looked like the
+yellow fuel symbol, and cyan planets like a red one (hard sets 105 and 107). White pips lie on
+glare's own line, so there nothing changes."""
 """Disc-over-ring ink contrast from which a pip counts fully (a clear pip reads 0.45..0.85,
 a missing one about 0; a pip cut by the face window or blurred still reaches this)."""
 SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
@@ -430,8 +436,9 @@ def _haze(colour: np.ndarray, body: np.ndarray) -> float:
 
 def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
     """Per calibrated ink colour: how far each pixel went from this die's own body colour
-    towards that ink (its colour scaled by the die's light), 0..1, inside the inner part of
-    the face only (the bevelled rim and the surface are not ink)."""
+    towards that ink (its colour scaled by the die's light), less how far it strayed off that
+    way (``OFF_AXIS``), 0..1, inside the inner part of the face only (the bevelled rim and the
+    surface are not ink)."""
     f = crop.astype(np.float32)
     c = CANON // 2 + MARGIN
     q = CANON // 3
@@ -440,11 +447,14 @@ def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
     haze = _haze(body, np.array(look.body, np.float32))
     gain = (body - haze) / np.maximum(np.array(look.body, np.float32), 1.0)
     out = []
+    moved = f - body
+    moved2 = cv2.transform(moved * moved, np.ones((1, 3), np.float32))
     for ink in look.inks:
         axis = np.array(ink, np.float32) * gain + haze - body
         norm2 = max(float(axis @ axis), 100.0)
-        proj = cv2.transform(f - body, (axis / norm2).reshape(1, 3))
-        out.append(np.clip(proj, 0.0, 1.0) * _WINDOW)
+        proj = cv2.transform(moved, (axis / norm2).reshape(1, 3))
+        off = np.sqrt(np.maximum(moved2 / norm2 - proj * proj, 0.0))
+        out.append(np.clip(proj - OFF_AXIS * off, 0.0, 1.0) * _WINDOW)
     return out
 
 

@@ -54,16 +54,21 @@ def test_three_touching_dice_with_two_cores_are_three_dice() -> None:
     assert all(abs(c - want) < 0.25 * die for c, want in zip(centres, (30, 50, 70), strict=True))
 
 
-def _fuel_face(haze: float) -> np.ndarray:
-    """A canonical crop of an orange fuel face (blue comet), with grey haze added."""
+def _comet(body: tuple[float, float, float], ink: tuple[float, float, float]) -> np.ndarray:
+    """A canonical crop of a fuel face: a comet in ``ink`` on ``body``."""
     side = CANON + 2 * MARGIN
     crop = np.zeros((side, side, 3), np.float32)
-    crop[:] = ORANGE
+    crop[:] = body
     comet = np.zeros((side, side), np.uint8)
     cv2.circle(comet, (side // 2 - 3, side // 2 - 3), 5, 255, -1)
     cv2.ellipse(comet, (side // 2 + 2, side // 2 + 4), (9, 3), 60, 0, 360, 255, -1)
-    crop[comet > 0] = BLUE
-    out: np.ndarray = np.clip(crop + haze, 0, 255).astype(np.uint8)
+    crop[comet > 0] = ink
+    return crop
+
+
+def _fuel_face(haze: float) -> np.ndarray:
+    """A canonical crop of an orange fuel face (blue comet), with grey haze added."""
+    out: np.ndarray = np.clip(_comet(ORANGE, BLUE) + haze, 0, 255).astype(np.uint8)
     return out
 
 
@@ -113,6 +118,45 @@ def test_glare_beside_a_four_does_not_make_a_six() -> None:
     for glare in ((-0.28 * CANON, 0.0), (0.28 * CANON, 1.0)):
         face, _, _ = read_face(ink_maps(_four_with_glare(glare), look), templates)
         assert face == "4"
+
+
+NIGHT = (22.0, 21.0, 32.0)
+"""A black body, BGR (the rendered hard set's seed 105)."""
+YELLOW = (60.0, 199.0, 214.0)
+"""Its pips and its fuel symbol."""
+
+
+def _one_with_glare(glare: tuple[int, int]) -> np.ndarray:
+    """A canonical black 1 with a yellow pip and a white glare spot ``glare`` canonical px from
+    the face centre, drawn 4x and area-shrunk."""
+    up, side = 4, CANON + 2 * MARGIN
+    c = side // 2
+    face = np.full((side * up, side * up, 3), NIGHT, np.float32)
+    cv2.circle(face, (c * up, c * up), round(0.12 * CANON * up), YELLOW, -1, cv2.LINE_AA)
+    cv2.ellipse(face, ((c + glare[0]) * up, (c + glare[1]) * up),
+                (round(0.07 * CANON * up), round(0.12 * CANON * up)), 30, 0, 360,
+                (235, 235, 235), -1, cv2.LINE_AA)
+    small = cv2.resize(face, (side, side), interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.GaussianBlur(small, (0, 0), 0.8)).astype(np.uint8)
+
+
+def test_white_glare_beside_a_yellow_pip_is_not_the_yellow_symbol() -> None:
+    """Glare moves a black die's colour towards yellow only partly, and mostly off the way from
+    black to yellow, so it is weaker ink than the pip; as full ink, pip and glare made the
+    comet's head and tail (hard set 105: a 1 read as fuel, 2 of these 3 drawn ones too)."""
+    m = (CANON + 2 * MARGIN - TEMPLATE) // 2
+    comet = _comet(NIGHT, YELLOW).astype(np.uint8)
+    symbol = ink_maps(comet, Look(NIGHT, (YELLOW, YELLOW), 0.1))[-1][m:m + TEMPLATE, m:m + TEMPLATE]
+    look = Look(NIGHT, (YELLOW, YELLOW), 0.1, pip_offset=0.28, pip_radius=0.085,
+                one_radius=0.12, fuel=(np.ascontiguousarray(symbol),))
+    templates = pip_templates(look)
+    c = (CANON + 2 * MARGIN) // 2
+    for gx, gy in ((7, -5), (-6, 6), (0, 8)):
+        inks = ink_maps(_one_with_glare((gx, gy)), look)
+        assert inks[0][c, c] > 0.9
+        assert inks[0][c + gy, c + gx] < 0.7
+        face, _, _ = read_face(inks, templates)
+        assert face == "1"
 
 
 def test_two_halves_of_one_die_do_not_beat_the_whole_die() -> None:
