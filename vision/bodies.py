@@ -25,7 +25,7 @@ Every size is a fraction of the die width; no per-pixel Python loops.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import cv2
@@ -781,6 +781,9 @@ class Learned:
     pip_radius: float
     one_radius: float
     fuel: tuple[np.ndarray, ...]
+    read_back: int = 0
+    """Calibration dice this reads back right from the shots, less dice it sees that are not
+    there (``_self_check``)."""
 
 
 def _bgr(v: np.ndarray) -> tuple[float, float, float]:
@@ -823,7 +826,7 @@ def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
             rank = -abs(np.log(factor))  # ties: the unscaled estimate
             if best is None or (score, rank) > (best[0], best[1]):
                 best = (score, rank, found)
-    return None if best is None else best[2]
+    return None if best is None else replace(best[2], read_back=best[0])
 
 
 def _body_colour(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],

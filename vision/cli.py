@@ -183,4 +183,11 @@ def _calibrate(args: argparse.Namespace) -> int:
     profile.save(args.out)
     print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
           f"fuel symbol {'learned' if profile.fuel else 'not learned'}")
+    if profile.self_check is not None:
+        right, dice = profile.self_check
+        print(f"self-check: {right} of {dice} calibration dice read back right "
+              "(less any seen that are not there)")
+    warning = profile.calibration_warning()
+    if warning:
+        print(f"warning: {warning}")
     return 0

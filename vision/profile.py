@@ -20,6 +20,10 @@ from vision.detect import Image, Spot, estimate_die_px, prepare
 Lab = tuple[float, float, float]
 PROFILE_VERSION = 2
 """Version 2 adds the calibrated body path (``body_bgr`` and after); version 1 still loads."""
+TRUSTED_SHARE = 0.5
+"""A calibration that reads back fewer of its own dice right than this share is reported as
+untrustworthy (a rendered hard set of red dice on red-brown wood read back 0 of 10, and then
+no roll; one that read back 5 of 10 read 76 % of rolls right)."""
 BODY_TOLERANCE = 40.0
 """How far (opponent-colour units) a spot's surround may be from a calibrated body colour."""
 
@@ -62,6 +66,9 @@ class Profile:
     one_radius: float = 0.12
     fuel_templates: tuple[tuple[float, ...], ...] = ()
     """Canonical fuel ink maps, ``TEMPLATE`` square, row-major."""
+    self_check: tuple[int, int] | None = None
+    """(calibration dice the body path read back right less those it saw that were not there,
+    calibration dice): how far the set can be trusted. None: not recorded (older files)."""
 
     def look(self) -> Look | None:
         """What the body path needs, or None if this profile was not calibrated for it."""
@@ -71,6 +78,20 @@ class Profile:
                      for t in self.fuel_templates if len(t) == TEMPLATE * TEMPLATE)
         return Look(self.body_bgr, self.inks_bgr, self.die_frac, self.pip_offset,
                     self.pip_radius, self.one_radius, fuel)
+
+    def calibration_warning(self) -> str | None:
+        """What an owner should hear after calibrating: the body path could not learn this set,
+        or reads back fewer than half of the calibration dice right. The table will then ask
+        about most rolls; a surface that contrasts with the dice is the usual cure."""
+        advice = "calibrate again on a plain surface that contrasts with the dice"
+        if self.look() is None:
+            return f"the dice could not be told from the surface: {advice}"
+        if self.self_check is not None:
+            right, dice = self.self_check
+            if right < TRUSTED_SHARE * dice:
+                return (f"only {max(right, 0)} of {dice} calibration dice were read back right: "
+                        f"expect to be asked about most rolls; {advice}")
+        return None
 
     def to_json(self) -> str:
         """The profile as a small JSON document."""
@@ -102,6 +123,8 @@ class Profile:
                 one_radius=float(data.get("one_radius", 0.12)),
                 fuel_templates=tuple(tuple(float(v) for v in t)
                                      for t in data.get("fuel_templates", ())),
+                self_check=(int(data["self_check"][0]), int(data["self_check"][1]))
+                if data.get("self_check") else None,
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"malformed profile: {exc}") from exc
@@ -200,4 +223,5 @@ def calibrate(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profile:
         base, body_bgr=learned.body, inks_bgr=learned.inks, die_frac=round(learned.die_frac, 5),
         pip_offset=round(learned.pip_offset, 4), pip_radius=round(learned.pip_radius, 4),
         one_radius=round(learned.one_radius, 4),
-        fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in learned.fuel))
+        fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in learned.fuel),
+        self_check=(learned.read_back, sum(len(dice) for _, dice in shots)))

@@ -6,6 +6,7 @@ daemon calls an opener when it starts (and again when it retries a failed device
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from vision.profile import Profile
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -107,6 +110,9 @@ def _reader(config: Config) -> Callable[[Any], Any]:
             profile = Profile.load(Path(config.vision.profile))
         except (OSError, ValueError) as exc:
             raise ConfigError([f"vision.profile: {exc}"]) from exc
+        warning = profile.calibration_warning()
+        if warning:
+            log.warning("vision.profile %s: %s", config.vision.profile, warning)
     elif config.camera.kind == "simulated":
         profile = _simulated_profile(config)
     return DiceReader(profile, max_dice=config.vision.max_dice).read

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from companion.config import Config, parse_config
 from companion.daemon import build_drivers, mock_buttons
 from companion.daemon.drivers import button_pins
 from companion.games.mlem import GameConfig
 from hardware.base import ButtonEvent
+from vision.profile import Profile
 
 from .conftest import Rig
 from .conftest import test_config as rig_config
@@ -49,3 +54,16 @@ def test_the_undo_button_undoes_a_step_at_the_table(make_rig: Callable[..., Rig]
     version = table.snapshot().version
     rig.press(ButtonEvent.UNDO)
     assert wait_for(lambda: table.snapshot().version > version and not table.snapshot().can_undo)
+
+
+def test_a_poorly_calibrated_profile_is_warned_about_at_start(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "dice.json"
+    Profile(body_bgr=(40.0, 60.0, 200.0), inks_bgr=((250.0, 250.0, 250.0),), die_frac=0.07,
+            self_check=(1, 10)).save(path)
+    config = parse_config({"camera": {"kind": "simulated"}, "vision": {"profile": str(path)},
+                           "display": {"driver": "none"}})
+    with caplog.at_level(logging.WARNING, logger="companion.daemon.drivers"):
+        drivers = build_drivers(config)
+    assert drivers.reader is not None
+    assert "only 1 of 10 calibration dice were read back right" in caplog.text

@@ -39,7 +39,8 @@ def test_calibrate_then_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     profile = tmp_path / "dice.json"
     assert main(["vision", "calibrate", "--dataset", str(data), "--out", str(profile)]) == 0
     assert Profile.load(profile).faces_seen
-    capsys.readouterr()
+    said = capsys.readouterr().out
+    assert "calibration dice read back right" in said and "warning" not in said
     assert main(["vision", "eval", str(data), "--profile", str(profile), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["images"] == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ SAMPLE = Profile(bodies=((230.0, 1.0, -2.0),), pips=((20.0, 0.0, 0.0),),
                  fuel=FuelShape((0.6, 1.6, 2.4, 2.9), 0.33, 0.08), faces_seen=("1", "fuel"),
                  body_bgr=(236.0, 236.0, 234.0), inks_bgr=((25.0, 25.0, 25.0), (30.0, 40.0, 210.0)),
                  die_frac=0.1, pip_offset=0.28, pip_radius=0.09, one_radius=0.12,
-                 fuel_templates=(tuple(0.5 for _ in range(TEMPLATE * TEMPLATE)),))
+                 fuel_templates=(tuple(0.5 for _ in range(TEMPLATE * TEMPLATE)),),
+                 self_check=(9, 10))
 
 
 def test_json_round_trip() -> None:
@@ -66,3 +68,25 @@ def test_calibration_learns_the_fuel_symbol(plain_style: DiceStyle) -> None:
     assert look.die_frac * 720 == pytest.approx(plain_style.size, rel=0.15)
     assert 0.2 < look.pip_offset < 0.36
     assert len(look.fuel) == 2
+    # the shots read back with what was learned: 10 labelled dice, most of them right
+    assert profile.self_check is not None
+    right, dice = profile.self_check
+    assert dice == 10 and right >= 8
+    assert profile.calibration_warning() is None
+
+
+@pytest.mark.parametrize(("self_check", "warned"), [((9, 10), False), ((5, 10), False),
+                                                    ((4, 10), True), ((-2, 10), True),
+                                                    (None, False)])
+def test_a_calibration_that_reads_its_own_dice_poorly_is_reported(
+        self_check: tuple[int, int] | None, warned: bool) -> None:
+    warning = replace(SAMPLE, self_check=self_check).calibration_warning()
+    assert (warning is not None) == warned
+    if warning:
+        assert f"only {max(self_check[0], 0)} of 10" in warning  # type: ignore[index]
+        assert "contrasts with the dice" in warning
+
+
+def test_a_set_the_body_path_could_not_learn_is_reported() -> None:
+    warning = replace(SAMPLE, body_bgr=None).calibration_warning()
+    assert warning is not None and "could not be told from the surface" in warning
