@@ -97,6 +97,8 @@ SPOT_RING = 1.8
 """Outer radius, in pip radii, of the ring that a pip's disc is compared with (a pip is a
 compact disc; glare is a bigger or longer blob that spills into the ring)."""
 SPOT_FULL = 0.12
+"""Disc-over-ring ink contrast from which a pip counts fully (a clear pip reads 0.45..0.85,
+a missing one about 0; a pip cut by the face window or blurred still reaches this)."""
 GLARE_TWO = 0.5
 """Confidence of a 2 read where a 1 fitted best but both of the 2's pips are there: glare on
 the middle of a light die with white pips is as big as a 1's pip and looks as white, but a 1
@@ -112,12 +114,9 @@ OFF_AXIS_FREE = 0.35
 resolution tints a small white pip with its body's colour. Without this allowance (and
 ``OFF_AXIS`` 1) an orange set with white pips read 3 of 20 rolls right at 640x480, against 9
 before and with it."""
-"""Disc-over-ring ink contrast from which a pip counts fully (a clear pip reads 0.45..0.85,
-a missing one about 0; a pip cut by the face window or blurred still reaches this)."""
 SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
 """Multiples of the estimated die width that calibration tries, keeping the one that reads the
 calibration shots best."""
-
 
 
 @dataclass(frozen=True)

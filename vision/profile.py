@@ -83,14 +83,15 @@ class Profile:
         """What an owner should hear after calibrating: the body path could not learn this set,
         or reads back fewer than half of the calibration dice right. The table will then ask
         about most rolls; a surface that contrasts with the dice is the usual cure."""
+        if self.self_check is None:  # not calibrated, or by a version that did not record it
+            return None
         advice = "calibrate again on a plain surface that contrasts with the dice"
         if self.look() is None:
             return f"the dice could not be told from the surface: {advice}"
-        if self.self_check is not None:
-            right, dice = self.self_check
-            if right < TRUSTED_SHARE * dice:
-                return (f"only {max(right, 0)} of {dice} calibration dice were read back right: "
-                        f"expect to be asked about most rolls; {advice}")
+        right, dice = self.self_check
+        if right < TRUSTED_SHARE * dice:
+            return (f"only {max(right, 0)} of {dice} calibration dice were read back right: "
+                    f"expect to be asked about most rolls; {advice}")
         return None
 
     def to_json(self) -> str:
@@ -217,11 +218,12 @@ def calibrate(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profile:
     learned = learn([(image, [(d.face, d.x, d.y) for d in dice]) for image, dice in shots],
                     guesses) if shots else None
     base = Profile(_cluster_colours(bodies), _cluster_colours(pips), fuel, tuple(sorted(seen)))
+    labelled = sum(len(dice) for _, dice in shots)
     if learned is None:
-        return base
+        return replace(base, self_check=(0, labelled))
     return replace(
         base, body_bgr=learned.body, inks_bgr=learned.inks, die_frac=round(learned.die_frac, 5),
         pip_offset=round(learned.pip_offset, 4), pip_radius=round(learned.pip_radius, 4),
         one_radius=round(learned.one_radius, 4),
         fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in learned.fuel),
-        self_check=(learned.read_back, sum(len(dice) for _, dice in shots)))
+        self_check=(learned.read_back, labelled))

@@ -88,5 +88,8 @@ def test_a_calibration_that_reads_its_own_dice_poorly_is_reported(
 
 
 def test_a_set_the_body_path_could_not_learn_is_reported() -> None:
-    warning = replace(SAMPLE, body_bgr=None).calibration_warning()
+    warning = replace(SAMPLE, body_bgr=None, self_check=(0, 10)).calibration_warning()
     assert warning is not None and "could not be told from the surface" in warning
+    # an uncalibrated profile, or a file from before the self-check, says nothing
+    assert Profile().calibration_warning() is None
+    assert replace(SAMPLE, body_bgr=None, self_check=None).calibration_warning() is None
