@@ -167,7 +167,8 @@ def read_candidates(image: Image, found: list[Candidate], die_px: float,
     looks = [(c.x, c.y, width) for c in found for width in crop_widths(c, die_px)]
     if not looks:
         return []
-    no_die = nets.finder.probabilities(np.stack([crop(image, *look) for look in looks]))[:, 0]
+    finder = nets.finder
+    no_die = finder.probabilities(np.stack([crop(image, *look, finder.px) for look in looks]))[:, 0]
     surest: dict[tuple[float, float], tuple[float, float]] = {}  # centre: (p(no die), width)
     for (x, y, width), p in zip(looks, no_die.tolist(), strict=True):
         if p < surest.get((x, y), (1.0, 0.0))[0]:
