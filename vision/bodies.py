@@ -518,26 +518,24 @@ def read_face(inks: list[np.ndarray], templates: Templates,
         # glare beside a 4's pips fakes most of a 6: every pip of a face 3-6 must be there
         asked = np.array([len(p) > SUPERSET_PIPS for p in templates.pips])
         col_best = col_best * np.where(asked, np.clip(weakest / SPOT_FULL, 0.0, 1.0), 1.0)
-    scores: dict[str, tuple[float, int]] = {}
+    scores: dict[str, tuple[float, int]] = {}  # face: (score, its best column)
     for j, face in enumerate(templates.faces):
         if face not in scores or col_best[j] > scores[face][0]:
-            scores[face] = (float(col_best[j]), int(at[j]))
+            scores[face] = (float(col_best[j]), j)
     ranked = sorted(scores.items(), key=lambda kv: kv[1][0], reverse=True)
-    face, (best, pos) = ranked[0]
-    half = (side - 1) / 2
-    shift = (pos % side - half, pos // side - half)
+    found: str | None
+    found, (best, col) = ranked[0]
     runner = ranked[1][1][0] if len(ranked) > 1 else 0.0
     margin = best - runner
     conf = float(np.clip((best - 0.45) / 0.35, 0.0, 1.0) * np.clip(margin / 0.08, 0.0, 1.0))
     if best < 0.45:
-        return None, 0.0, shift
-    if face == "1" and weakest is not None:
-        two = max((j for j, f in enumerate(templates.faces) if f == "2"),
-                  key=lambda j: float(col_best[j]))
-        if weakest[two] >= SPOT_FULL:
-            pos = int(at[two])
-            return "2", min(conf, GLARE_TWO), (pos % side - half, pos // side - half)
-    return face, conf, shift
+        found, conf = None, 0.0
+    elif found == "1" and weakest is not None and weakest[scores["2"][1]] >= SPOT_FULL:
+        # glare as big as a 1's pip in the middle of a 2, whose corner pips are both there
+        found, conf, col = "2", min(conf, GLARE_TWO), scores["2"][1]
+    half = (side - 1) / 2
+    pos = int(at[col])
+    return found, conf, (pos % side - half, pos // side - half)
 
 
 _WINDOW = _inner_window()
