@@ -89,6 +89,13 @@ die earns and more, so two halves of one die never beat the whole die."""
 SINGLE_BLOB = (0.7, 1.5)
 """Area, in squared inscribed widths, of a blob taken for one die: a filled square has 1, two
 touching dice about 2, a ragged fragment of a tray rim less than 1."""
+ONE_BIG_DIE = (1.25, 0.85, 1.8)
+"""A blob part that is square (long side at most 1.25 times the short), filled (at least 0.85
+of its rectangle) and smaller than 1.8 dice by area is one die seen up to a third wider than
+calibrated (a die nearer the camera, a body mask taking in its bevel), not two: two make an
+oblong, three an L. A still bigger blob is split by area as before, and the frame's width is
+measured again (``RESCALE_BEYOND``), which reads such dice better: with 3.5 here, 3 of 160
+rolls after lowering the camera were lost."""
 SUPERSET_PIPS = 2
 """Faces with more pips than this hold a smaller face's layout (3 and 4 hold the 2's, 5 and 6
 the 4's): glare beside the smaller face fakes most of them, so every pip of theirs must be
@@ -363,6 +370,12 @@ class Templates:
     """Kernel whose response is high on a compact disc of the pip's radius and low on a bigger
     or longer blob of ink (glare): mean ink in the disc less mean ink in the ring around it."""
 
+    @property
+    def asked(self) -> np.ndarray:
+        """(n,) bool: columns whose every pip must be there (faces of more than
+        ``SUPERSET_PIPS`` pips: glare can fake most of them, never take a pip away)."""
+        return np.array([len(p) > SUPERSET_PIPS for p in self.pips])
+
 
 def pip_templates(look: Look) -> Templates:
     """Every face's templates in the canonical frame: pip layouts in each distinct orientation,
@@ -516,8 +529,7 @@ def read_face(inks: list[np.ndarray], templates: Templates,
     weakest = _weakest_pips(inks[0], templates, at) if templates.pips else None
     if weakest is not None:
         # glare beside a 4's pips fakes most of a 6: every pip of a face 3-6 must be there
-        asked = np.array([len(p) > SUPERSET_PIPS for p in templates.pips])
-        col_best = col_best * np.where(asked, np.clip(weakest / SPOT_FULL, 0.0, 1.0), 1.0)
+        col_best = col_best * np.where(templates.asked, np.clip(weakest / SPOT_FULL, 0.0, 1.0), 1.0)
     scores: dict[str, tuple[float, int]] = {}  # face: (score, its best column)
     for j, face in enumerate(templates.faces):
         if face not in scores or col_best[j] > scores[face][0]:
@@ -618,23 +630,40 @@ def _kmeans(pts: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _squares(part: np.ndarray, die: float, depth: int = 0) -> list[Rect]:
+def _squares(part: np.ndarray, die: float, grown: bool, depth: int = 0) -> list[Rect]:
     """The die square of a part of a blob (coarse pixels), or the squares of its pieces when it
     is as big as two dice or more: two cores can stand for a chain of three touching dice, when
     the rim between two of them stays light."""
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(part)
-    k = round(len(part) / (die * die))
+    long, short = max(rw, rh), min(rw, rh)
+    k = _dice_in(part, die, grown)
     if depth or k < 2:
-        long, short = max(rw, rh), min(rw, rh)
         square = long <= 1.8 * short and long <= 1.8 * die and short >= 0.4 * die
         return [((cx, cy), (die, die), angle)] if square else []
     lab = _kmeans(part, k)
     return [sq for j in range(k) if (lab == j).sum() >= 0.3 * die * die
-            for sq in _squares(part[lab == j], die, depth + 1)]
+            for sq in _squares(part[lab == j], die, grown, depth + 1)]
 
 
-def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
-    """One rotated square per die, ``die`` wide (coarse pixels).
+def _dice_in(part: np.ndarray, die: float, grown: bool) -> int:
+    """How many dice a blob part (coarse pixel coordinates) holds: its area over a die's, or,
+    if dice may have ``grown``, one when it is a single die seen bigger than calibrated
+    (``ONE_BIG_DIE``)."""
+    area = len(part)
+    if not grown:
+        return round(area / (die * die))
+    _, (rw, rh), _ = cv2.minAreaRect(part)
+    long, short = max(rw, rh), min(rw, rh)
+    aspect, filled, most = ONE_BIG_DIE
+    if area < most * die * die and long <= aspect * short and area >= filled * long * short:
+        return 1
+    return round(area / (die * die))
+
+
+def _rects(bodies: np.ndarray, cores: np.ndarray, die: float, *, grown: bool) -> list[Rect]:
+    """One rotated square per die, ``die`` wide (coarse pixels). Dice may have ``grown`` (look
+    bigger than ``die``) unless the width is being calibrated: a width too small must then
+    fail.
 
     A body blob holds as many dice as its area says. A lone die is its blob's rectangle. A blob
     of several dice is split between its cores when they number as many as its area says (the
@@ -646,8 +675,7 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
     out: list[Rect] = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
-        k = max(1, round(area / single))
-        if area < 0.4 * single or k > 12:
+        if area < 0.4 * single or area > 12.5 * single:
             continue
         x, y, bw, bh = (int(v) for v in stats[i, :4])
         mine = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
@@ -656,6 +684,7 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
         seeds = [j for j in range(1, nc) if cstats[j, cv2.CC_STAT_AREA] >= 0.3 * single]
         ys, xs = np.nonzero(mine)
         pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
+        k = max(1, _dice_in(pts, die, grown))
         parts: list[np.ndarray] = []
         if 2 <= len(seeds) <= area / single + 0.7:
             k = len(seeds)  # the cores say how many dice touch here
@@ -670,7 +699,7 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float) -> list[Rect]:
                 lab = _kmeans(pts, k)
             parts.extend(pts[lab == j] for j in range(k) if (lab == j).sum() >= 0.3 * single)
         for part in parts:
-            out.extend(_squares(part, die))
+            out.extend(_squares(part, die, grown))
     return out
 
 
@@ -714,7 +743,7 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
     """
     h, w = image.shape[:2]
     die = look.die_frac * min(h, w)
-    first = _read_at_width(image, look, templates, die, measure=rescale)
+    first = _read_at_width(image, look, templates, die, measure=rescale, grown=rescale)
     if first is None or not rescale:
         return first[0] if first else None
     best, seen = first
@@ -722,7 +751,8 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
         if seen is None or abs(np.log(seen / die)) <= np.log(RESCALE_BEYOND):
             break
         die = seen
-        again = _read_at_width(image, look, templates, die, measure=round_ < RESCALE_ROUNDS)
+        again = _read_at_width(image, look, templates, die, measure=round_ < RESCALE_ROUNDS,
+                               grown=True)
         if again is None:
             break
         reads, seen = again
@@ -758,17 +788,17 @@ def _overlap(a: BodyRead, b: BodyRead) -> bool:
 
 
 def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: float, *,
-                   measure: bool) -> tuple[list[BodyRead], float | None] | None:
-    """The dice read with a die ``die`` frame pixels wide, and (if ``measure``: another round
-    may follow) the width the body mask shows, frame pixels; None when the body colour covers
-    the frame."""
+                   measure: bool, grown: bool) -> tuple[list[BodyRead], float | None] | None:
+    """The dice read with a die ``die`` frame pixels wide (a blob of a die that looks bigger
+    still counts as one die if ``grown``), and (if ``measure``: another round may follow) the
+    width the body mask shows, frame pixels; None when the body colour covers the frame."""
     small, scale = coarse(image, die)
     d = die * scale
     bodies, cores = die_masks(small, look.body, d)
     if bodies.mean() > 0.4:
         return None
     out = []
-    for (cx, cy), _, angle in _rects(bodies, cores, d):
+    for (cx, cy), _, angle in _rects(bodies, cores, d, grown=grown):
         box = cv2.boxPoints(((cx, cy), (0.7 * d, 0.7 * d), angle))
         if box.min() < 0 or (box[:, 0] > bodies.shape[1] - 1).any() or (
                 box[:, 1] > bodies.shape[0] - 1).any():
@@ -918,7 +948,7 @@ def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], bo
         bodies, cores = die_masks(small, _bgr(body), size * scale)
         d = size * scale
         fracs.append(size / min(h, w))
-        found = _rects(bodies, cores, d)
+        found = _rects(bodies, cores, d, grown=False)
         for face, x, y in dice:
             near = [rc for rc in found
                     if np.hypot(rc[0][0] - x * scale, rc[0][1] - y * scale) < 0.4 * d]

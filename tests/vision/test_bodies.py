@@ -50,9 +50,23 @@ def test_three_touching_dice_with_two_cores_are_three_dice() -> None:
     cores = np.zeros_like(bodies)
     cores[23:37, 23:37] = 1
     cores[23:37, 43:77] = 1
-    centres = sorted(rect[0][0] for rect in _rects(bodies, cores, die))
+    centres = sorted(rect[0][0] for rect in _rects(bodies, cores, die, grown=True))
     assert len(centres) == 3  # each near a die: reading re-centres the face
     assert all(abs(c - want) < 0.25 * die for c, want in zip(centres, (30, 50, 70), strict=True))
+
+
+def test_a_die_seen_a_quarter_wider_is_one_die_unless_calibrating() -> None:
+    """A die nearer the camera makes a blob of 1.6 dice by area: square and filled, it is one
+    die, while two touching dice of that area make an oblong and stay two. Calibration's size
+    trials turn this off, so a width too small cannot read its shots back."""
+    die = 20
+    big = np.zeros((80, 80), np.uint8)
+    big[20:45, 20:45] = 1  # 25 px: 1.25 die widths, 1.56 dice by area
+    assert len(_rects(big, big, die, grown=True)) == 1
+    assert _rects(big, big, die, grown=False) == []
+    pair = np.zeros((60, 100), np.uint8)
+    pair[20:38, 20:56] = 1  # two 18 px dice side by side: 1.62 dice by area
+    assert len(_rects(pair, pair, die, grown=True)) == 2
 
 
 def _comet(body: tuple[float, float, float], ink: tuple[float, float, float]) -> np.ndarray:
