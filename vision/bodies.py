@@ -650,13 +650,12 @@ def _dice_in(part: np.ndarray, die: float, grown: bool) -> int:
     if dice may have ``grown``, one when it is a single die seen bigger than calibrated
     (``ONE_BIG_DIE``)."""
     area = len(part)
-    if not grown:
-        return round(area / (die * die))
-    _, (rw, rh), _ = cv2.minAreaRect(part)
-    long, short = max(rw, rh), min(rw, rh)
-    aspect, filled, most = ONE_BIG_DIE
-    if area < most * die * die and long <= aspect * short and area >= filled * long * short:
-        return 1
+    if grown:
+        _, (rw, rh), _ = cv2.minAreaRect(part)
+        long, short = max(rw, rh), min(rw, rh)
+        aspect, filled, most = ONE_BIG_DIE
+        if area < most * die * die and long <= aspect * short and area >= filled * long * short:
+            return 1
     return round(area / (die * die))
 
 
