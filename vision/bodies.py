@@ -73,6 +73,11 @@ CORE_NOISE = 5.0
 
 TURN_TRIALS = (0.0, 45.0, 22.5, -22.5)
 """Turns (degrees) added to a blob's angle while its face matches nothing."""
+MAX_DRIFT = 0.2
+"""Farthest a read's centre may move from its body's centre when the face is warped again
+around the fit, in die widths: less than a pip's offset from the middle (0.25-0.3). Further on,
+the fit has slid onto a corner pip: a 2 under glare read as a sure 1 centred on one of its
+pips."""
 RESCALE_BEYOND = 1.15
 """A frame's dice may look this much bigger or smaller than calibrated (the photos of a fixed
 camera vary a few percent) before the masks are made again at the width they show."""
@@ -597,8 +602,9 @@ def read_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
 def _read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
              look: Look, templates: Templates) -> BodyRead | None:
     """The most confident of up to 3 reads, each warped around the centre the last one found
-    (an asymmetric symbol can pull the fit of a 1 one way and of itself the other); none when
-    the last read finds no face."""
+    (an asymmetric symbol can pull the fit of a 1 one way and of itself the other), among those
+    that stay within ``MAX_DRIFT`` of the body's centre; none when the last read finds no
+    face."""
     limit = (CANON + 2 * MARGIN - TEMPLATE) / 2
     c = MARGIN + CANON / 2
     x, y = centre
@@ -608,7 +614,9 @@ def _read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle:
         face, conf, (sx, sy) = read_face(ink_maps(crop, look), templates)
         # the template's shift moves the centre: back from canonical to frame pixels
         x, y = (float(v) for v in cv2.invertAffineTransform(m) @ np.array([c + sx, c + sy, 1]))
-        if face is not None and (best is None or conf > best.confidence):
+        drift = np.hypot(x - centre[0], y - centre[1])
+        if face is not None and drift <= MAX_DRIFT * side and (
+                best is None or conf > best.confidence):
             best = BodyRead(face, conf, x, y, side)
         if max(abs(sx), abs(sy)) < limit:
             break
