@@ -643,9 +643,9 @@ def _squares(part: np.ndarray, die: float, grown: bool, depth: int = 0) -> list[
     is as big as two dice or more: two cores can stand for a chain of three touching dice, when
     the rim between two of them stays light."""
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(part)
-    long, short = max(rw, rh), min(rw, rh)
-    k = _dice_in(part, die, grown)
+    k = _dice_in(len(part), (rw, rh), die, grown)
     if depth or k < 2:
+        long, short = max(rw, rh), min(rw, rh)
         square = long <= 1.8 * short and long <= 1.8 * die and short >= 0.4 * die
         return [((cx, cy), (die, die), angle)] if square else []
     lab = _kmeans(part, k)
@@ -653,14 +653,12 @@ def _squares(part: np.ndarray, die: float, grown: bool, depth: int = 0) -> list[
             for sq in _squares(part[lab == j], die, grown, depth + 1)]
 
 
-def _dice_in(part: np.ndarray, die: float, grown: bool) -> int:
-    """How many dice a blob part (coarse pixel coordinates) holds: its area over a die's, or,
-    if dice may have ``grown``, one when it is a single die seen bigger than calibrated
-    (``ONE_BIG_DIE``)."""
-    area = len(part)
+def _dice_in(area: float, sides: tuple[float, float], die: float, grown: bool) -> int:
+    """How many dice a blob part of ``area`` coarse pixels, whose ``minAreaRect`` has ``sides``,
+    holds: its area over a die's, or, if dice may have ``grown``, one when it is a single die
+    seen bigger than calibrated (``ONE_BIG_DIE``)."""
     if grown:
-        _, (rw, rh), _ = cv2.minAreaRect(part)
-        long, short = max(rw, rh), min(rw, rh)
+        long, short = max(sides), min(sides)
         aspect, filled, most = ONE_BIG_DIE
         if area < most * die * die and long <= aspect * short and area >= filled * long * short:
             return 1
@@ -691,7 +689,8 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float, *, grown: bool) ->
         seeds = [j for j in range(1, nc) if cstats[j, cv2.CC_STAT_AREA] >= 0.3 * single]
         ys, xs = np.nonzero(mine)
         pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
-        k = max(1, _dice_in(pts, die, grown))
+        _, (rw, rh), _ = cv2.minAreaRect(pts)
+        k = max(1, _dice_in(area, (rw, rh), die, grown))
         parts: list[np.ndarray] = []
         if 2 <= len(seeds) <= area / single + 0.7:
             k = len(seeds)  # the cores say how many dice touch here
