@@ -933,13 +933,20 @@ def _self_check(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
     look = Look(learned.body, learned.inks, learned.die_frac, learned.pip_offset,
                 learned.pip_radius, learned.one_radius, learned.fuel)
     templates = pip_templates(look)
+    return sum(read_back([(r.face, r.x, r.y, r.size)
+                          for r in read_bodies(image, look, templates, rescale=False) or []],
+                         dice)
+               for image, dice in shots)
+
+
+def read_back(reads: list[tuple[str | None, float, float, float]],
+              dice: list[tuple[str, float, float]]) -> int:
+    """Labelled dice (face, x, y) that reads (face, x, y, width) got right, less the reads of
+    dice that are not there or read wrong: a read counts for a label within 0.4 of its width."""
     score = 0
-    for image, dice in shots:
-        reads = read_bodies(image, look, templates, rescale=False) or []
-        radius = 0.4 * learned.die_frac * min(image.shape[:2])
-        for r in reads:
-            hit = [f for f, x, y in dice if np.hypot(r.x - x, r.y - y) < radius]
-            score += 1 if hit and hit[0] == r.face else -1
+    for face, rx, ry, size in reads:
+        hit = [f for f, x, y in dice if np.hypot(rx - x, ry - y) < 0.4 * size]
+        score += 1 if hit and hit[0] == face else -1
     return score
 
 

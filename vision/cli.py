@@ -11,8 +11,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.calibration import calibrate
 from vision.evaluate import calibration_shots, evaluate, load_dataset, read_image
-from vision.profile import LabelledDie, Profile, calibrate
+from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader, Reading
 
 FACES = ("1", "2", "3", "4", "5", "6", "fuel")
@@ -185,8 +186,9 @@ def _calibrate(args: argparse.Namespace) -> int:
           f"fuel symbol {'learned' if profile.fuel else 'not learned'}")
     if profile.self_check is not None:
         right, dice = profile.self_check
+        reader = "the face network" if profile.network_reads else "its body colour"
         print(f"self-check: {right} of {dice} calibration dice read back right "
-              "(less any seen that are not there)")
+              f"(less any seen that are not there); the set is read by {reader}")
     warning = profile.calibration_warning()
     if warning:
         print(f"warning: {warning}")

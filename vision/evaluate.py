@@ -20,7 +20,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.profile import LabelledDie, Profile, calibrate
+from vision.calibration import calibrate
+from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader
 
 

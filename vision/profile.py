@@ -67,8 +67,11 @@ class Profile:
     fuel_templates: tuple[tuple[float, ...], ...] = ()
     """Canonical fuel ink maps, ``TEMPLATE`` square, row-major."""
     self_check: tuple[int, int] | None = None
-    """(calibration dice the body path read back right less those it saw that were not there,
-    calibration dice): how far the set can be trusted. None: not recorded (older files)."""
+    """(calibration dice the chosen reader read back right less those it saw that were not
+    there, calibration dice): how far the set can be trusted. None: not recorded (older files)."""
+    network_reads: bool = False
+    """The face network, not the body path, reads this set: it read the calibration shots back
+    better (``vision.calibration``)."""
 
     def look(self) -> Look | None:
         """What the body path needs, or None if this profile was not calibrated for it."""
@@ -86,7 +89,7 @@ class Profile:
         if self.self_check is None:  # not calibrated, or by a version that did not record it
             return None
         advice = "calibrate again on a plain surface that contrasts with the dice"
-        if self.look() is None:
+        if self.look() is None and not self.network_reads:
             return f"the dice could not be told from the surface: {advice}"
         right, dice = self.self_check
         if right < TRUSTED_SHARE * dice:
@@ -126,6 +129,7 @@ class Profile:
                                      for t in data.get("fuel_templates", ())),
                 self_check=(int(data["self_check"][0]), int(data["self_check"][1]))
                 if data.get("self_check") else None,
+                network_reads=bool(data.get("network_reads", False)),
             )
         except (KeyError, TypeError, IndexError) as exc:
             raise ValueError(f"malformed profile: {exc}") from exc
@@ -180,8 +184,9 @@ def _cluster_colours(colours: list[Lab], tolerance: float = 20.0) -> tuple[Lab, 
     return tuple(_lab(np.median(cl, axis=0)) for cl in clusters[:4] if len(cl) >= 2)
 
 
-def calibrate(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profile:
-    """Learn a dice set from labelled shots ("show each face once").
+def learn_profile(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profile:
+    """Learn a dice set from labelled shots ("show each face once"); ``vision.calibration``
+    then chooses the reader.
 
     Pip faces give the body and pip colours (the spots around each labelled centre); fuel faces
     give the symbol: the largest non-round spot near the centre.

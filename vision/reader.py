@@ -68,16 +68,18 @@ def suppress_neighbours(reads: list[FaceRead], die_px: float) -> list[FaceRead]:
 class DiceReader:
     """Reads frames with one dice set's profile (or the default profile without calibration).
 
-    A calibrated set is read by its bodies (``bodies.py``). A set without a fuel symbol (or no
-    profile at all) is read by the face network (``uncalibrated.py``); a calibrated set whose
-    bodies do not stand out from the surface falls back to the pip-first reader, the one
-    reader that knows the set's fuel symbol without the body path.
+    A calibrated set is read by its bodies (``bodies.py``), unless calibration found that the
+    face network reads it better (``calibration.py``). A set without a fuel symbol (or no
+    profile at all) is read by the face network (``uncalibrated.py``) where the body path
+    cannot read it; a calibrated set whose bodies do not stand out from the surface falls back
+    to the pip-first reader, the one reader that knows the set's fuel symbol without the body
+    path.
     """
 
     def __init__(self, profile: Profile | None = None, *, max_dice: int = 6) -> None:
         self.profile = profile or Profile()
         self.max_dice = max_dice
-        self._look = self.profile.look()
+        self._look = None if self.profile.network_reads else self.profile.look()
         self._templates = pip_templates(self._look) if self._look else None
         self._nets = FaceNets.load() if self.profile.fuel is None else None
 

@@ -127,7 +127,8 @@ def _simulated_profile(config: Config) -> Profile:
 def _calibrate_simulated(seed: int, width: int, height: int) -> Profile:
     """A few seconds of work, done once per dice set and size in a process."""
     from hardware.camera import SimulatedCamera
-    from vision.profile import LabelledDie, calibrate
+    from vision.calibration import calibrate
+    from vision.profile import LabelledDie
 
     camera = SimulatedCamera(seed, width, height)
     return calibrate((image, [LabelledDie(*die) for die in dice])

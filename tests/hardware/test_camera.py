@@ -134,7 +134,8 @@ def test_simulated_fail_is_an_unplugged_camera() -> None:
 
 def test_simulated_calibration_shots_teach_the_reader_this_dice_set() -> None:
     """The demo calibrates like an owner: each face shown once, then throws read right."""
-    from vision.profile import LabelledDie, calibrate
+    from vision.calibration import calibrate
+    from vision.profile import LabelledDie
     from vision.reader import DiceReader
 
     camera = SimulatedCamera(seed=5, width=640, height=480, rolling_frames=0)

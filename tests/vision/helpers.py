@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from vision.profile import LabelledDie, calibrate
+from vision.calibration import calibrate
+from vision.profile import LabelledDie
 from vision.reader import DiceReader
 from vision.render import DiceStyle, render_roll
 

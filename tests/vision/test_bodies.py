@@ -22,8 +22,8 @@ from vision.bodies import (
     pip_templates,
     read_face,
 )
+from vision.calibration import calibrate
 from vision.evaluate import calibration_shots, load_dataset, read_image
-from vision.profile import calibrate
 from vision.reader import DiceReader
 from vision.render import write_dataset
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from vision.bodies import TEMPLATE
-from vision.profile import FuelShape, LabelledDie, Profile, body_match, calibrate
+from vision.calibration import calibrate
+from vision.profile import FuelShape, LabelledDie, Profile, body_match
 from vision.render import DiceStyle, render_roll
 
 SAMPLE = Profile(bodies=((230.0, 1.0, -2.0),), pips=((20.0, 0.0, 0.0),),
@@ -21,6 +22,8 @@ SAMPLE = Profile(bodies=((230.0, 1.0, -2.0),), pips=((20.0, 0.0, 0.0),),
 
 def test_json_round_trip() -> None:
     assert Profile.from_json(SAMPLE.to_json()) == SAMPLE
+    network = replace(SAMPLE, network_reads=True)
+    assert Profile.from_json(network.to_json()) == network
     assert Profile.from_json(Profile().to_json()) == Profile()
     look = Profile.from_json(SAMPLE.to_json()).look()
     assert look is not None and len(look.fuel) == 1 and look.fuel[0].shape == (TEMPLATE, TEMPLATE)
@@ -93,3 +96,6 @@ def test_a_set_the_body_path_could_not_learn_is_reported() -> None:
     # an uncalibrated profile, or a file from before the self-check, says nothing
     assert Profile().calibration_warning() is None
     assert replace(SAMPLE, body_bgr=None, self_check=None).calibration_warning() is None
+    # a set the face network reads well needs no body colour
+    assert replace(SAMPLE, body_bgr=None, self_check=(14, 16),
+                   network_reads=True).calibration_warning() is None
