@@ -61,6 +61,11 @@ CLIP_LEVEL = 240.0
 HAZE_FRAC = 0.35
 """Most grey haze (a lamp's glare on the table), over a pixel's lightness, a body pixel may
 carry."""
+HAZE_LESS_TRIALS = (0.0, 0.35)
+"""Most grey haze a body pixel may lack against the calibrated body colour, over its lightness,
+as calibration tries it (in this order, keeping a later one only if it reads the shots back
+better): a die in shade is deeper in colour than the dice under the lamp that set the body
+colour, but allowing for it everywhere lets more of the surface in."""
 HAZE_MIN_CHROMA = 0.12
 """Below this squared chromaticity (normalised rgb) a body is greyish: its haze cannot be told
 from its light, so none is taken off."""
@@ -126,6 +131,9 @@ OFF_AXIS_FREE = 0.35
 resolution tints a small white pip with its body's colour. Without this allowance (and
 ``OFF_AXIS`` 1) an orange set with white pips read 3 of 20 rolls right at 640x480, against 9
 before and with it."""
+MIN_DIE_PX = 12.0
+"""Narrowest die width calibration considers (frame pixels): a pip of such a die is a pixel or
+two, nothing to read (dice-real's smallest dice are 25 px)."""
 SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
 """Multiples of the estimated die width that calibration tries, keeping the one that reads the
 calibration shots best."""
@@ -147,6 +155,8 @@ class Look:
     one_radius: float = 0.12
     fuel: tuple[np.ndarray, ...] = ()
     """Calibrated fuel ink maps, ``TEMPLATE`` square, float32."""
+    haze_less: float = 0.0
+    """Most grey haze a body pixel may lack against ``body``, over its lightness."""
 
 
 @dataclass(frozen=True)
@@ -189,14 +199,15 @@ def _scratch(name: str, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def body_mask(image: np.ndarray, body: tuple[float, float, float],
-              surface: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+              surface: np.ndarray, haze_less: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(loose body mask uint8, lightness float32) of a BGR image for a body colour.
 
     A body pixel has about the body's chromaticity (its colour is the body colour times some
     light), a lightness within a broad band of the body's, and is nearer the body colour than
     the bare surface around it (``surface``, a wide median): white dice stand out from a grey
     floor of the same hue that way. Chromaticity deviations are taken over the lightness, but
-    never over less than ``CHROMA_FLOOR``: the hue of a dark colour is mostly noise.
+    never over less than ``CHROMA_FLOOR``: the hue of a dark colour is mostly noise. A pixel
+    may carry grey haze the body colour lacks, or lack up to ``haze_less`` of the body's.
     """
     # Written for few large temporaries: every fresh megabyte costs page faults (about as much
     # as the arithmetic), so results are computed in place where they can be.
@@ -223,7 +234,8 @@ def body_mask(image: np.ndarray, body: tuple[float, float, float],
     # only where a channel is (nearly) clipped: elsewhere the plain body chromaticity holds
     clipped = (f.max(axis=2) >= np.float32(CLIP_LEVEL)) if len(candidates) > 1 else None
     for k, cb in enumerate(candidates):
-        d2 = _hazy_deviation(f, light, cb, lb, _scratch("d2", (h, w)) if k else to_body)
+        d2 = _hazy_deviation(f, light, cb, lb, haze_less,
+                             _scratch("d2", (h, w)) if k else to_body)
         if k:
             np.minimum(to_body, d2, out=to_body, where=clipped)
     cv2.sqrt(to_body, to_body)
@@ -267,13 +279,14 @@ def _grey_axis(unit: np.ndarray) -> tuple[np.ndarray, float] | None:
 
 
 def _hazy_deviation(f: np.ndarray, light: np.ndarray, colour: np.ndarray, body_light: float,
-                    out: np.ndarray) -> np.ndarray:
+                    haze_less: float, out: np.ndarray) -> np.ndarray:
     """Squared distance of each BGR pixel from ``colour`` times some light plus some grey haze.
 
     A lamp's glare on the table adds grey light to everything under it: a die there is its
     body colour paled towards white. The haze that fits best is taken off, but never more than
     ``HAZE_FRAC`` of the pixel's lightness (a grey floor is not a pale die), and none from a
-    greyish body.
+    greyish body. A die in shade can be deeper in colour than ``colour``: up to ``haze_less``
+    of the pixel's lightness may be missing.
     """
     h, w = light.shape
     unit = _unit_colour(colour)
@@ -286,8 +299,11 @@ def _hazy_deviation(f: np.ndarray, light: np.ndarray, colour: np.ndarray, body_l
     cv2.transform(dev, np.ones((1, 3), np.float32), dst=out)
     cap = np.multiply(light, np.float32(HAZE_FRAC), out=_scratch("haze", (h, w)))
     np.minimum(cap, light - np.float32(HAZE_BODY * body_light), out=cap)
+    np.maximum(cap, np.float32(0.0), out=cap)  # bounds added haze, never forces haze off
     haze = np.minimum(along, cap, out=cap)
-    np.maximum(haze, np.float32(0.0), out=haze)
+    floor = np.multiply(light, np.float32(-haze_less), out=_scratch("less", (h, w))) \
+        if haze_less else np.float32(0.0)
+    np.maximum(haze, floor, out=haze)
     # |dev - c grey|^2 = |dev|^2 - c (2 along - c) |grey|^2
     np.multiply(along, np.float32(2.0), out=along)
     np.subtract(along, haze, out=along)
@@ -318,14 +334,14 @@ def _fill_holes(mask: np.ndarray, max_area: float) -> np.ndarray:
 
 
 def die_masks(image: np.ndarray, body: tuple[float, float, float], die_px: float,
-              ) -> tuple[np.ndarray, np.ndarray]:
+              haze_less: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(bodies, cores) of a coarse BGR image, uint8 masks with holes filled.
 
     Bodies are every pixel of the set's colour: whole top faces (and some of a tilted die's
     side). Cores keep only pixels nearly as light as the body around them: the darker bevelled
     rims drop out, so touching dice fall apart into one core each.
     """
-    loose, light = body_mask(image, body, background(image, 6.0 * die_px))
+    loose, light = body_mask(image, body, background(image, 6.0 * die_px), haze_less)
     k = max(3, int(die_px) | 1)
     lm = loose.astype(np.float32)
     local = cv2.boxFilter(light * lm, -1, (k, k)) / np.maximum(cv2.boxFilter(lm, -1, (k, k)),
@@ -800,7 +816,7 @@ def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: flo
     width the body mask shows, frame pixels; None when the body colour covers the frame."""
     small, scale = coarse(image, die)
     d = die * scale
-    bodies, cores = die_masks(small, look.body, d)
+    bodies, cores = die_masks(small, look.body, d, look.haze_less)
     if bodies.mean() > 0.4:
         return None
     out = []
@@ -831,6 +847,7 @@ class Learned:
     pip_radius: float
     one_radius: float
     fuel: tuple[np.ndarray, ...]
+    haze_less: float = 0.0
     read_back: int = 0
     """Calibration dice this reads back right from the shots, less dice it sees that are not
     there (``_self_check``)."""
@@ -843,7 +860,25 @@ def _bgr(v: np.ndarray) -> tuple[float, float, float]:
 def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
           die_guess: list[float]) -> Learned | None:
     """Learn body and ink colours, die size, pip geometry and the fuel symbol from labelled
-    shots (face, x, y in frame pixels); ``die_guess`` is a rough die width per shot."""
+    shots (face, x, y in frame pixels); ``die_guess`` is a rough die width per shot.
+
+    Each allowance of ``HAZE_LESS_TRIALS`` is learned with in turn, while the last reads back
+    fewer than every die; a later one is kept only if it reads the shots back better.
+    """
+    labelled = sum(len(dice) for _, dice in shots)
+    best: Learned | None = None
+    for haze_less in HAZE_LESS_TRIALS:
+        found = _learn_allowing(shots, die_guess, haze_less)
+        if found is not None and (best is None or found.read_back > best.read_back):
+            best = found
+        if best is not None and best.read_back == labelled:
+            break
+    return best
+
+
+def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+                    die_guess: list[float], haze_less: float) -> Learned | None:
+    """``learn`` with body pixels allowed to lack ``haze_less`` of the body colour's haze."""
     # one camera: the largest rough guess stands for every shot (a guess too small breaks the
     # surface estimate, one too large costs nothing)
     die_guess = [max(die_guess)] * len(die_guess)
@@ -853,23 +888,33 @@ def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
     body = _body_colour(shots, die_guess, pooled=True)
     if body is None:
         return None
-    fracs = [_settle_size(image, dice, body, s0) / min(image.shape[:2])
+    fracs = [_settle_size(image, dice, body, s0, haze_less) / min(image.shape[:2])
              for (image, dice), s0 in zip(shots, die_guess, strict=True)]
     settled = [float(np.median(fracs)) * min(image.shape[:2]) for image, _ in shots]
     body = _body_colour(shots, settled, pooled=False)
     if body is None:
         return None
     # one camera, one die size (as a fraction of the frame): each shot proposes one
-    fracs = [_settle_size(image, dice, body, s0) / min(image.shape[:2])
+    fracs = [_settle_size(image, dice, body, s0, haze_less) / min(image.shape[:2])
              for (image, dice), s0 in zip(shots, settled, strict=True)]
-    proposals = sorted({round(f, 4) for f in [*fracs, float(np.median(fracs))]})
+    side = min(min(image.shape[:2]) for image, _ in shots)
+    proposals = sorted({round(f, 4) for f in [*fracs, float(np.median(fracs))]
+                        if f * side >= MIN_DIE_PX})
     # each proposal, and a few multiples of it, is checked by reading the calibration shots
     # back: glare, a dark die on a dark floor or a crowd can mislead one estimate
     best: tuple[int, float, Learned] | None = None
+    # and each with the body colour of windows its own width as well: one shot's misread width
+    # pulls the settled width, and the windows of the settled body colour, off every die
+    trials = [(frac, body) for frac in proposals]
     for frac in proposals:
+        own = _body_colour(shots, [frac * min(image.shape[:2]) for image, _ in shots],
+                           pooled=False)
+        if own is not None and not np.array_equal(own, body):
+            trials.append((frac, own))
+    for frac, trial_body in trials:
         for factor in SIZE_TRIALS:
             sizes = [frac * factor * min(image.shape[:2]) for image, _ in shots]
-            found = _learn_at(shots, body, sizes)
+            found = _learn_at(shots, trial_body, sizes, haze_less)
             if found is None:
                 continue
             score = _self_check(shots, found)
@@ -901,13 +946,13 @@ def _body_colour(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
 
 
 def _settle_size(image: np.ndarray, dice: list[tuple[str, float, float]], body: np.ndarray,
-                 s0: float) -> float:
+                 s0: float, haze_less: float) -> float:
     """Die width in one shot: twice the distance from each labelled centre to the edge of its
     body blob (alone or touching others); the masks depend on the size, so a few rounds."""
     size = s0
     for _ in range(4):
         small, scale = coarse(image, size)
-        bodies, _ = die_masks(small, _bgr(body), size * scale)
+        bodies, _ = die_masks(small, _bgr(body), size * scale, haze_less)
         dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 3)
         peaks = []
         r = max(1, int(0.3 * size * scale))
@@ -931,7 +976,7 @@ def _self_check(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
     """How many labelled dice of the calibration shots a reader with ``learned`` gets right,
     less the dice it sees that are not there."""
     look = Look(learned.body, learned.inks, learned.die_frac, learned.pip_offset,
-                learned.pip_radius, learned.one_radius, learned.fuel)
+                learned.pip_radius, learned.one_radius, learned.fuel, learned.haze_less)
     templates = pip_templates(look)
     return sum(read_back([(r.face, r.x, r.y, r.size)
                           for r in read_bodies(image, look, templates, rescale=False) or []],
@@ -951,14 +996,14 @@ def read_back(reads: list[tuple[str | None, float, float, float]],
 
 
 def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], body: np.ndarray,
-              sizes: list[float]) -> Learned | None:
+              sizes: list[float], haze_less: float) -> Learned | None:
     """Learn the rest of the set given the die width in each shot."""
     fracs = []
     rects: list[tuple[np.ndarray, str, Rect]] = []
     for (image, dice), size in zip(shots, sizes, strict=True):
         h, w = image.shape[:2]
         small, scale = coarse(image, size)
-        bodies, cores = die_masks(small, _bgr(body), size * scale)
+        bodies, cores = die_masks(small, _bgr(body), size * scale, haze_less)
         d = size * scale
         fracs.append(size / min(h, w))
         found = _rects(bodies, cores, d, grown=False)
@@ -994,7 +1039,7 @@ def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], bo
             colours.append(_bgr(np.median(np.array(group), axis=0)))
     if not colours:
         return None
-    look = Look(_bgr(body), tuple(colours), die_frac)
+    look = Look(_bgr(body), tuple(colours), die_frac, haze_less=haze_less)
     # 4. pip geometry and the fuel symbol from the ink maps
     offsets, radii, ones, fuel = [], [], [], []
     c0 = MARGIN + CANON / 2
@@ -1028,4 +1073,4 @@ def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], bo
     pip_radius = float(np.median(radii)) if radii else 0.09
     one_radius = float(np.median(ones)) if ones else pip_radius * 1.3
     return Learned(_bgr(body), tuple(colours), die_frac, pip_offset, pip_radius, one_radius,
-                   tuple(fuel))
+                   tuple(fuel), haze_less)

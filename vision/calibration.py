@@ -8,8 +8,9 @@ own calibration shots. Calibrated on three photos of dice-real (dice of many des
 path learned one body colour in 5 of 8 random picks and then read the 50 unseen photos 0.00 to
 0.02 exact, finding at most 8 % of the dice; the network read the shots back better in all 8
 and reads those photos 0.76 exact. On 15 rendered sets of standard dice in hard light the body
-path read back at least as many in 14 and read their rolls better (0.64 to 1.00 exact against 0.32 to 0.84);
-in the fifteenth the network read back more and read the rolls 0.76 against 0.72.
+path read back at least as many in 14 and read their rolls better (0.64 to 1.00 exact against
+0.32 to 0.84); in the fifteenth the network read back more and read the rolls 0.76 against
+0.72.
 """
 
 from __future__ import annotations
@@ -37,13 +38,13 @@ def calibrate(shots: Iterable[Shot]) -> Profile:
         return profile  # the network knows only the pip faces
     by_body = profile.self_check[0] if profile.look() and profile.self_check else None
     network = replace(profile, network_reads=True)
-    by_network = read_back_by(DiceReader(network), shots)
+    by_network = _read_back_by(DiceReader(network), shots)
     if by_body is not None and by_body >= by_network:
         return profile
     return replace(network, self_check=(by_network, sum(len(dice) for _, dice in shots)))
 
 
-def read_back_by(reader: DiceReader, shots: Sequence[Shot]) -> int:
+def _read_back_by(reader: DiceReader, shots: Sequence[Shot]) -> int:
     """The labelled dice of the shots that ``reader`` reads right, less the dice it sees that
     are not there or reads wrong (the score of the body path's own size trials)."""
     return sum(read_back([(d.face, d.x, d.y, d.size) for d in reader.read(image).dice],

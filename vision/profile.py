@@ -69,6 +69,8 @@ class Profile:
     self_check: tuple[int, int] | None = None
     """(calibration dice the chosen reader read back right less those it saw that were not
     there, calibration dice): how far the set can be trusted. None: not recorded (older files)."""
+    haze_less: float = 0.0
+    """Most grey haze a body pixel may lack against ``body_bgr`` (``bodies.HAZE_LESS_TRIALS``)."""
     network_reads: bool = False
     """The face network, not the body path, reads this set: it read the calibration shots back
     better (``vision.calibration``)."""
@@ -80,7 +82,7 @@ class Profile:
         fuel = tuple(np.array(t, np.float32).reshape(TEMPLATE, TEMPLATE)
                      for t in self.fuel_templates if len(t) == TEMPLATE * TEMPLATE)
         return Look(self.body_bgr, self.inks_bgr, self.die_frac, self.pip_offset,
-                    self.pip_radius, self.one_radius, fuel)
+                    self.pip_radius, self.one_radius, fuel, self.haze_less)
 
     def calibration_warning(self) -> str | None:
         """What an owner should hear after calibrating: the body path could not learn this set,
@@ -129,6 +131,7 @@ class Profile:
                                      for t in data.get("fuel_templates", ())),
                 self_check=(int(data["self_check"][0]), int(data["self_check"][1]))
                 if data.get("self_check") else None,
+                haze_less=float(data.get("haze_less", 0.0)),
                 network_reads=bool(data.get("network_reads", False)),
             )
         except (KeyError, TypeError, IndexError) as exc:
@@ -229,6 +232,6 @@ def learn_profile(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profi
     return replace(
         base, body_bgr=learned.body, inks_bgr=learned.inks, die_frac=round(learned.die_frac, 5),
         pip_offset=round(learned.pip_offset, 4), pip_radius=round(learned.pip_radius, 4),
-        one_radius=round(learned.one_radius, 4),
+        one_radius=round(learned.one_radius, 4), haze_less=learned.haze_less,
         fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in learned.fuel),
         self_check=(learned.read_back, labelled))

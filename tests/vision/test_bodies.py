@@ -10,6 +10,7 @@ import numpy as np
 from vision.bodies import (
     CANON,
     GLARE_TWO,
+    HAZE_LESS_TRIALS,
     MARGIN,
     TEMPLATE,
     BodyRead,
@@ -45,6 +46,20 @@ def test_a_die_paled_by_a_lamps_glare_is_still_body() -> None:
     bodies, _ = die_masks(image, ORANGE, die)
     assert bodies[120, 120] and bodies[320, 320]
     assert not bodies[200, 200]
+
+
+def test_a_die_in_shade_deeper_than_the_body_colour_is_body_when_calibration_allows() -> None:
+    """The lamp's haze is in the calibrated red: a die of the set in shade lacks it and is
+    deeper in colour. Only a set calibrated to allow for that (``HAZE_LESS_TRIALS``) takes it
+    for body; the tan floor stays out either way."""
+    die = 40
+    hazy_red = (60.0, 70.0, 210.0)
+    image = np.full((480, 480, 3), (110, 165, 200), np.uint8)
+    image[100:140, 100:140] = (30, 38, 165)
+    strict, _ = die_masks(image, hazy_red, die)
+    allowing, _ = die_masks(image, hazy_red, die, haze_less=HAZE_LESS_TRIALS[-1])
+    assert not strict[120, 120] and allowing[120, 120]
+    assert not strict[300, 300] and not allowing[300, 300]
 
 
 def test_three_touching_dice_with_two_cores_are_three_dice() -> None:

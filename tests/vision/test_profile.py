@@ -22,8 +22,8 @@ SAMPLE = Profile(bodies=((230.0, 1.0, -2.0),), pips=((20.0, 0.0, 0.0),),
 
 def test_json_round_trip() -> None:
     assert Profile.from_json(SAMPLE.to_json()) == SAMPLE
-    network = replace(SAMPLE, network_reads=True)
-    assert Profile.from_json(network.to_json()) == network
+    chosen = replace(SAMPLE, network_reads=True, haze_less=0.35)
+    assert Profile.from_json(chosen.to_json()) == chosen
     assert Profile.from_json(Profile().to_json()) == Profile()
     look = Profile.from_json(SAMPLE.to_json()).look()
     assert look is not None and len(look.fuel) == 1 and look.fuel[0].shape == (TEMPLATE, TEMPLATE)
