@@ -22,8 +22,9 @@ PROFILE_VERSION = 2
 """Version 2 adds the calibrated body path (``body_bgr`` and after); version 1 still loads."""
 TRUSTED_SHARE = 0.5
 """A calibration that reads back fewer of its own dice right than this share is reported as
-untrustworthy (a rendered hard set of red dice on red-brown wood read back 0 of 10, and then
-no roll; one that read back 5 of 10 read 76 % of rolls right)."""
+untrustworthy (a rendered hard set of red dice, half of them in shade, read back 0 of 10 before
+calibration allowed for the shade, and then no roll; one that read back 5 of 10 read 76 % of
+rolls right)."""
 BODY_TOLERANCE = 40.0
 """How far (opponent-colour units) a spot's surround may be from a calibrated body colour."""
 
