@@ -132,7 +132,7 @@ class Profile:
                                      for t in data.get("fuel_templates", ())),
                 self_check=(int(data["self_check"][0]), int(data["self_check"][1]))
                 if data.get("self_check") else None,
-                haze_less=float(data.get("haze_less", 0.0)),
+                haze_less=_share(data.get("haze_less", 0.0), "haze_less"),
                 network_reads=bool(data.get("network_reads", False)),
             )
         except (KeyError, TypeError, IndexError) as exc:
@@ -153,6 +153,15 @@ class Profile:
             return cls.from_json(path.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise ValueError(f"{path} is not a dice profile: {exc}") from exc
+
+
+def _share(value: float, name: str) -> float:
+    """A profile field that is a share of a pixel's lightness: a number from 0 to 1 (JSON's
+    null or a string raises TypeError or ValueError: the profile is malformed)."""
+    share = float(value)
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"{name} must lie between 0 and 1, not {share}")
+    return share
 
 
 def body_match(profile: Profile, ring: Lab) -> bool:

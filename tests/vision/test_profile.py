@@ -41,7 +41,9 @@ def test_file_round_trip(tmp_path: Path) -> None:
     assert Profile.load(path) == SAMPLE
 
 
-@pytest.mark.parametrize("text", ['{"version": 99}', '{"version": 1, "fuel": {"hu": [1]}}'])
+@pytest.mark.parametrize("text", ['{"version": 99}', '{"version": 1, "fuel": {"hu": [1]}}',
+                                  '{"version": 2, "haze_less": 5}',
+                                  '{"version": 2, "haze_less": null}'])
 def test_bad_documents_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         Profile.from_json(text)
