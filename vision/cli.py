@@ -182,8 +182,10 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 2
     profile = calibrate(shots)
     profile.save(args.out)
+    shown_fuel = any(die.face == "fuel" for _, dice in shots for die in dice)
+    fuel = "learned" if profile.fuel else "not learned" if shown_fuel else "not shown"
     print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
-          f"fuel symbol {'learned' if profile.fuel else 'not learned'}")
+          f"fuel symbol {fuel}")
     if profile.self_check is not None:
         right, dice = profile.self_check
         reader = "the face network" if profile.network_reads else "its body colour"

@@ -41,6 +41,7 @@ def test_calibrate_then_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert Profile.load(profile).faces_seen
     said = capsys.readouterr().out
     assert "calibration dice read back right" in said and "warning" not in said
+    assert "fuel symbol learned" in said and "read by its body colour" in said
     assert main(["vision", "eval", str(data), "--profile", str(profile), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["images"] == 3
