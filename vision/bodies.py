@@ -902,7 +902,7 @@ def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]
                         if f * side >= MIN_DIE_PX})
     # each proposal, and a few multiples of it, is checked by reading the calibration shots
     # back: glare, a dark die on a dark floor or a crowd can mislead one estimate
-    best: tuple[int, float, Learned] | None = None
+    best: tuple[int, bool, float, Learned] | None = None
     # and each with the body colour of windows its own width as well: one shot's misread width
     # pulls the settled width, and the windows of the settled body colour, off every die
     trials = [(frac, body) for frac in proposals]
@@ -918,10 +918,11 @@ def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]
             if found is None:
                 continue
             score = _self_check(shots, found)
-            rank = -abs(np.log(factor))  # ties: the unscaled estimate
-            if best is None or (score, rank) > (best[0], best[1]):
-                best = (score, rank, found)
-    return None if best is None else replace(best[2], read_back=best[0])
+            # ties: the settled body colour, then the unscaled estimate
+            key = (score, trial_body is body, -abs(float(np.log(factor))))
+            if best is None or key > best[:3]:
+                best = (*key, found)
+    return None if best is None else replace(best[3], read_back=best[0])
 
 
 def _body_colour(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
