@@ -33,8 +33,7 @@ def calibrate(shots: Iterable[Shot]) -> Profile:
     the network in 300-450)."""
     shots = list(shots)
     profile = learn_profile(shots)
-    if not shots or profile.fuel is not None or any(
-            d.face == "fuel" for _, dice in shots for d in dice):
+    if not shots or shows_fuel(shots):
         return profile  # the network knows only the pip faces
     by_body = profile.self_check[0] if profile.look() and profile.self_check else None
     network = replace(profile, network_reads=True)
@@ -42,6 +41,11 @@ def calibrate(shots: Iterable[Shot]) -> Profile:
     if by_body is not None and by_body >= by_network:
         return profile
     return replace(network, self_check=(by_network, sum(len(dice) for _, dice in shots)))
+
+
+def shows_fuel(shots: Iterable[Shot]) -> bool:
+    """Is a fuel symbol among the labelled dice? (A learned symbol comes only from those.)"""
+    return any(die.face == "fuel" for _, dice in shots for die in dice)
 
 
 def _read_back_by(reader: DiceReader, shots: Sequence[Shot]) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import calibrate
+from vision.calibration import calibrate, shows_fuel
 from vision.evaluate import calibration_shots, evaluate, load_dataset, read_image
 from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader, Reading
@@ -182,8 +182,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 2
     profile = calibrate(shots)
     profile.save(args.out)
-    shown_fuel = any(die.face == "fuel" for _, dice in shots for die in dice)
-    fuel = "learned" if profile.fuel else "not learned" if shown_fuel else "not shown"
+    fuel = "learned" if profile.fuel else "not learned" if shows_fuel(shots) else "not shown"
     print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
           f"fuel symbol {fuel}")
     if profile.self_check is not None:
