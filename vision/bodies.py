@@ -865,10 +865,19 @@ def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
     Each allowance of ``HAZE_LESS_TRIALS`` is learned with in turn, while the last reads back
     fewer than every die; a later one is kept only if it reads the shots back better.
     """
+    # one camera: the largest rough guess stands for every shot (a guess too small breaks the
+    # surface estimate, one too large costs nothing)
+    die_guess = [max(die_guess)] * len(die_guess)
+    # 1. body colour: the median of the pixels around all labelled centres together (a centre
+    # may sit on a pip or the symbol; over all dice the body is most of it), taken again once
+    # the die size is known
+    pooled = _body_colour(shots, die_guess, pooled=True)
+    if pooled is None:
+        return None
     labelled = sum(len(dice) for _, dice in shots)
     best: Learned | None = None
     for haze_less in HAZE_LESS_TRIALS:
-        found = _learn_allowing(shots, die_guess, haze_less)
+        found = _learn_allowing(shots, die_guess, pooled, haze_less)
         if found is not None and (best is None or found.read_back > best.read_back):
             best = found
         if best is not None and best.read_back == labelled:
@@ -877,18 +886,11 @@ def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
 
 
 def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
-                    die_guess: list[float], haze_less: float) -> Learned | None:
-    """``learn`` with body pixels allowed to lack ``haze_less`` of the body colour's haze."""
-    # one camera: the largest rough guess stands for every shot (a guess too small breaks the
-    # surface estimate, one too large costs nothing)
-    die_guess = [max(die_guess)] * len(die_guess)
-    # 1. body colour: the median of the pixels around all labelled centres together (a centre
-    # may sit on a pip or the symbol; over all dice the body is most of it), taken again once
-    # the die size is known
-    body = _body_colour(shots, die_guess, pooled=True)
-    if body is None:
-        return None
-    fracs = [_settle_size(image, dice, body, s0, haze_less) / min(image.shape[:2])
+                    die_guess: list[float], pooled: np.ndarray, haze_less: float
+                    ) -> Learned | None:
+    """``learn`` from the ``pooled`` body colour, with body pixels allowed to lack
+    ``haze_less`` of the body colour's haze."""
+    fracs = [_settle_size(image, dice, pooled, s0, haze_less) / min(image.shape[:2])
              for (image, dice), s0 in zip(shots, die_guess, strict=True)]
     settled = [float(np.median(fracs)) * min(image.shape[:2]) for image, _ in shots]
     body = _body_colour(shots, settled, pooled=False)
