@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from vision.calibration import calibrate
-from vision.evaluate import load_dataset, read_image, reader_of, score
-from vision.profile import LabelledDie
+from vision.evaluate import calibration_shots, load_dataset, reader_of, score
 from vision.reader import DiceReader
 
 DICE_REAL = Path(__file__).resolve().parents[3] / "shared" / "dice-real"
@@ -50,9 +49,8 @@ def test_real_dice_of_many_designs_calibrate_to_the_face_network() -> None:
     network reads the shots back and keeps reading the unseen photos. With a fuel symbol
     among the labels the body path stays: the network knows only the pip faces."""
     lines = {line.image.name: line for line in load_dataset(DICE_REAL)}
-    shots = [(read_image(lines[name].image),
-              [LabelledDie(d.face, d.x, d.y) for d in lines[name].dice])
-             for name in CALIBRATION_PHOTOS]
+    shots = calibration_shots([replace(lines[name], split="calibration")
+                               for name in CALIBRATION_PHOTOS])
     profile = calibrate(shots)
     assert profile.network_reads and profile.look() is not None
     assert profile.self_check is not None and profile.self_check[0] >= 0.9 * profile.self_check[1]
