@@ -15,6 +15,7 @@ from vision.detect import estimate_die_px
 from vision.reader import DiceReader
 from vision.render import STANDARD_FACES, DiceStyle, render_empty, render_roll
 from vision.uncalibrated import (
+    BEYOND_STEP,
     CLOSER_LOOK_BELOW,
     CROP_SCALES,
     Candidate,
@@ -140,6 +141,25 @@ def test_a_candidate_is_also_looked_at_with_its_own_width() -> None:
     assert crop_widths(Candidate(10, 10, 36.0), 40.0) == frame_widths
     assert crop_widths(Candidate(10, 10, 90.0), 40.0) == [*frame_widths, 90.0]
     assert crop_widths(Candidate(10, 10, 12.0), 40.0) == [*frame_widths, 12.0]
+
+
+def test_dice_sized_too_narrow_are_found_one_step_beyond_the_crop_widths(nets: FaceNets) -> None:
+    """The frame's die width at 0.7 of the dice's own: every crop step is too tight and the
+    finder turns the dice down (none of these 24 was read right before), until it looks once
+    more a step wider (17 are)."""
+    right = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        faces = [rng.choice(STANDARD_FACES) for _ in range(3)]
+        scene = render_roll(faces, seed, width=960, height=540,
+                            style=DiceStyle.random(random.Random(seed)))
+        size = float(np.mean([d.size for d in scene.dice]))
+        seen = read_candidates(scene.image, [Candidate(d.x, d.y, 0.0) for d in scene.dice],
+                               0.7 * size, nets)
+        right += sum(any(s.face == d.face and np.hypot(s.x - d.x, s.y - d.y) < 1.0
+                         and s.size == pytest.approx(0.7 * BEYOND_STEP * size) for s in seen)
+                     for d in scene.dice)
+    assert right >= 16
 
 
 def test_only_an_unsure_face_gets_a_closer_look(nets: FaceNets) -> None:
