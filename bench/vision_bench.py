@@ -10,7 +10,8 @@ One OpenCV thread, as on a Pi.
 
 Each rendered set is one dice set; ``--styles N`` adds N more rendered sets per condition (seeds
 101.., 25 test photos each, each its own dice set) and reports the mean exact match over them:
-how the readers fare on dice sets nobody tuned for.
+how the readers fare on dice sets nobody tuned for. ``--standard-styles N`` does the same
+with N sets of standard dice per condition (seeds 201..), read without calibration.
 
 ``--moved N`` calibrates our reader on a 1280x720 dice set, then reads N rolls photographed as if
 the camera had moved: raised (dice 0.7x as big), lowered (1.4x), or switched to a 640x480 or
@@ -70,6 +71,26 @@ def run_dataset(folder: Path, *, where: tuple[str, str] | None = None,
     return {"ours": ours, "peer": peer}
 
 
+def many_sets(tmp: Path, conditions: str, seeds: range, *, mlem: bool
+              ) -> dict[str, dict[str, Any]]:
+    """Both readers on one rendered dice set per seed (25 test photos each): MLEM dice read
+    calibrated, standard dice read without calibration. Mean and least exact match per reader,
+    and for standard dice the mean recall and precision."""
+    figures = ("exact_match",) if mlem else ("exact_match", "die_recall", "die_precision")
+    per_set: dict[str, dict[str, list[float]]] = {
+        who: {f: [] for f in figures} for who in ("ours", "peer")}
+    for seed in seeds:
+        folder = tmp / f"{'mlem' if mlem else 'standard'}-{conditions}{seed}"
+        write_dataset(folder, 25, seed, conditions=conditions, mlem=mlem)
+        for who, res in run_dataset(folder, calibrated=mlem).items():
+            for f in figures:
+                per_set[who][f].append(res[f])
+    return {who: {"sets": len(seeds), "exact_match_min": min(v["exact_match"]),
+                  **{f"{f}_mean": round(sum(v[f]) / len(v[f]), 4) for f in figures},
+                  "exact_match": v["exact_match"]}
+            for who, v in per_set.items()}
+
+
 MOVES = {"raised (x0.7)": (0.7, 1280, 720), "lowered (x1.4)": (1.4, 1280, 720),
          "640x480": (1.0, 640, 480), "1920x1080": (1.0, 1920, 1080), "unmoved": (1.0, 1280, 720)}
 """Camera moves after calibration: (die size multiple, frame width, frame height)."""
@@ -107,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json-only", action="store_true")
     parser.add_argument("--styles", type=int, default=0,
                         help="extra rendered dice sets per condition (25 photos each)")
+    parser.add_argument("--standard-styles", type=int, default=0,
+                        help="rendered standard dice sets per condition read uncalibrated "
+                             "(seeds 201.., 25 photos each)")
     parser.add_argument("--moved", type=int, default=0,
                         help="rolls per dice set and camera move (see the module docstring)")
     args = parser.parse_args(argv)
@@ -127,17 +151,13 @@ def main(argv: list[str] | None = None) -> int:
             write_dataset(folder, args.count // 2, args.seed + 1, conditions=conditions,
                           mlem=False)
             results[f"standard-{conditions}"] = run_dataset(folder, calibrated=False)
-        for conditions in ("normal", "hard") if args.styles else ():
-            exact: dict[str, list[float]] = {"ours": [], "peer": []}
-            for seed in range(101, 101 + args.styles):
-                folder = Path(tmp) / f"{conditions}{seed}"
-                write_dataset(folder, 25, seed, conditions=conditions)
-                for who, res in run_dataset(folder).items():
-                    exact[who].append(res["exact_match"])
-            results[f"styles-{conditions}"] = {
-                who: {"sets": len(v), "exact_match_mean": round(sum(v) / len(v), 4),
-                      "exact_match_min": min(v), "exact_match": v}
-                for who, v in exact.items()}
+        for conditions in ("normal", "hard"):
+            if args.styles:
+                results[f"styles-{conditions}"] = many_sets(
+                    Path(tmp), conditions, range(101, 101 + args.styles), mlem=True)
+            if args.standard_styles:
+                results[f"standard-styles-{conditions}"] = many_sets(
+                    Path(tmp), conditions, range(201, 201 + args.standard_styles), mlem=False)
     moved = {c: camera_moved(args.moved, c) for c in ("normal", "hard")} if args.moved else {}
     if not args.json_only:
         for conditions, cases in moved.items():
@@ -145,9 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'dataset':<18}{'reader':<7}" + "".join(f"{f:>21}" for f in FIGURES))
         for name, pair in results.items():
             for who, res in pair.items():
-                if name.startswith("styles-"):
-                    print(f"{name:<18}{who:<7}{res['sets']:>4} sets, exact match mean "
-                          f"{res['exact_match_mean']}, min {res['exact_match_min']}")
+                if "styles-" in name:
+                    means = ", ".join(f"{k.removesuffix('_mean')} {v}" for k, v in res.items()
+                                      if k.endswith("_mean"))
+                    print(f"{name:<18}{who:<7}{res['sets']:>4} sets, mean {means}, "
+                          f"least exact match {res['exact_match_min']}")
                     continue
                 print(f"{name:<18}{who:<7}" + "".join(f"{res[f]:>21}" for f in FIGURES))
     print(json.dumps({**results, **({"camera-moved": moved} if moved else {})}))
