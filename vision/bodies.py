@@ -838,16 +838,9 @@ def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: flo
 
 @dataclass(frozen=True)
 class Learned:
-    """What calibration learns for this path (stored in the Profile)."""
+    """What calibration learns for this path (stored in the Profile), and how well it reads."""
 
-    body: tuple[float, float, float]
-    inks: tuple[tuple[float, float, float], ...]
-    die_frac: float
-    pip_offset: float
-    pip_radius: float
-    one_radius: float
-    fuel: tuple[np.ndarray, ...]
-    haze_less: float = 0.0
+    look: Look
     read_back: int = 0
     """Calibration dice this reads back right from the shots, less dice it sees that are not
     there (``_self_check``)."""
@@ -919,7 +912,7 @@ def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]
             found = _learn_at(shots, trial_body, sizes, haze_less)
             if found is None:
                 continue
-            score = _self_check(shots, found)
+            score = _self_check(shots, found.look)
             # ties: the settled body colour, then the unscaled estimate
             key = (score, trial_body is body, -abs(float(np.log(factor))))
             if best is None or key > best[:3]:
@@ -975,11 +968,9 @@ def _settle_size(image: np.ndarray, dice: list[tuple[str, float, float]], body: 
 
 
 def _self_check(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
-                learned: Learned) -> int:
-    """How many labelled dice of the calibration shots a reader with ``learned`` gets right,
+                look: Look) -> int:
+    """How many labelled dice of the calibration shots a reader with ``look`` gets right,
     less the dice it sees that are not there."""
-    look = Look(learned.body, learned.inks, learned.die_frac, learned.pip_offset,
-                learned.pip_radius, learned.one_radius, learned.fuel, learned.haze_less)
     templates = pip_templates(look)
     return sum(read_back([(r.face, r.x, r.y, r.size)
                           for r in read_bodies(image, look, templates, rescale=False) or []],
@@ -1075,5 +1066,5 @@ def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], bo
     pip_offset = float(np.median(offsets)) if offsets else 0.27
     pip_radius = float(np.median(radii)) if radii else 0.09
     one_radius = float(np.median(ones)) if ones else pip_radius * 1.3
-    return Learned(_bgr(body), tuple(colours), die_frac, pip_offset, pip_radius, one_radius,
-                   tuple(fuel), haze_less)
+    return Learned(replace(look, pip_offset=pip_offset, pip_radius=pip_radius,
+                           one_radius=one_radius, fuel=tuple(fuel)))

@@ -239,9 +239,10 @@ def learn_profile(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profi
     labelled = sum(len(dice) for _, dice in shots)
     if learned is None:
         return replace(base, self_check=(0, labelled))
+    look = learned.look
     return replace(
-        base, body_bgr=learned.body, inks_bgr=learned.inks, die_frac=round(learned.die_frac, 5),
-        pip_offset=round(learned.pip_offset, 4), pip_radius=round(learned.pip_radius, 4),
-        one_radius=round(learned.one_radius, 4), haze_less=learned.haze_less,
-        fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in learned.fuel),
+        base, body_bgr=look.body, inks_bgr=look.inks, die_frac=round(look.die_frac, 5),
+        pip_offset=round(look.pip_offset, 4), pip_radius=round(look.pip_radius, 4),
+        one_radius=round(look.one_radius, 4), haze_less=look.haze_less,
+        fuel_templates=tuple(tuple(round(float(v), 3) for v in t.ravel()) for t in look.fuel),
         self_check=(learned.read_back, labelled))
