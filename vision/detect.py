@@ -113,6 +113,18 @@ def background(image: Image, kernel_px: float) -> Image:
     return out
 
 
+FOREGROUND_CUT = 4.0
+"""The foreground is what lies farther in colour from the surface than this many times the
+median distance (the surface's own grain): the blob middles are read from it."""
+
+WIDTH_CUTS = (4.0, 3.0, 2.0)
+"""Cuts whose blob widths the die width estimate takes the median of. One cut cannot suit every
+surface: on a striped or grainy mat the median distance is high, the cut at four times it
+leaves light dice out and keeps only their pips (an estimate a pip wide), while a lower cut
+merges touching dice on plain surfaces. On 2,825 rendered and 250 real photos, estimates
+outside 0.6-1.8 of the labelled width: 577 at 4.0, 344 at 3.0, 322 with this median."""
+
+
 @dataclass(frozen=True)
 class Foreground:
     """What stands out from the bare surface, on a coarse copy of the frame."""
@@ -123,6 +135,18 @@ class Foreground:
     distance: np.ndarray
     """Each mask pixel's distance to the nearest background pixel (coarse pixels): the die
     width estimate and the blob middles both read it."""
+    surface_distance: Floats
+    """Each coarse pixel's colour distance from the surface, which the mask cuts."""
+    surface_grain: float
+    """Median of ``surface_distance``: how much the bare surface itself varies."""
+    times: float
+    """The mask's cut, in multiples of ``surface_grain``."""
+
+    def cut(self, times: float) -> Foreground:
+        """The same frame's foreground cut at ``times`` the surface grain."""
+        if times == self.times:
+            return self
+        return _cut(self.surface_distance, self.surface_grain, times, self.scale)
 
 
 def foreground(image: Image) -> Foreground:
@@ -132,20 +156,32 @@ def foreground(image: Image) -> Foreground:
     coarse = cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else image
     lab = to_lab(coarse)
     dist = lab_distance(lab, to_lab(background(coarse, 0.5 * min(coarse.shape[:2]))))
-    raw = (dist > max(12.0, 4.0 * float(np.median(dist)))).astype(np.uint8)
+    return _cut(dist, float(np.median(dist)), FOREGROUND_CUT, s)
+
+
+def _cut(dist: Floats, grain: float, times: float, scale: float) -> Foreground:
+    raw = (dist > max(12.0, times * grain)).astype(np.uint8)
     mask = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    return Foreground(mask, s, cv2.distanceTransform(mask, cv2.DIST_L2, 3))
+    return Foreground(mask, scale, cv2.distanceTransform(mask, cv2.DIST_L2, 3), dist, grain,
+                      times)
 
 
 def estimate_die_px(image: Image, fg: Foreground | None = None) -> float | None:
-    """Die width in frame pixels from the foreground blobs of a coarse copy.
+    """Die width in frame pixels from the foreground blobs of a coarse copy: the median of
+    the widths the foreground gives at each of ``WIDTH_CUTS``. None when no cut gives one."""
+    fg = fg or foreground(image)
+    widths = [w for w in (_blob_width(fg.cut(t)) for t in WIDTH_CUTS) if w is not None]
+    return float(np.median(widths)) if widths else None
+
+
+def _blob_width(fg: Foreground) -> float | None:
+    """Die width in frame pixels from one foreground's blobs.
 
     Each blob away from the frame border gives twice its largest inscribed radius (the
     distance-transform peak): a die's half width whether it lies alone or in a row of touching
     dice. The biggest of these are dice; specks, pips and thin tray edges are smaller.
     None when nothing qualifies.
     """
-    fg = fg or foreground(image)
     mask = fg.mask
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     ch, cw = mask.shape

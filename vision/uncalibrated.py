@@ -229,18 +229,21 @@ def _one_step_beyond(surest: dict[tuple[float, float], Looked]) -> list[tuple[fl
 def read_faces(image: Image, places: list[tuple[float, float, float, float]],
                nets: FaceNets) -> list[Seen]:
     """Each die's face from the finder's answers, averaged with the closer look's where the
-    finder is unsure."""
+    finder is unsure. A place whose eight views the finder finds likelier bare than any face
+    is dropped: the one view that found it is outvoted."""
     if not places:
         return []
     probs = view_probabilities(image, places, nets.finder)
+    die = probs[:, 0] < probs[:, 1:].max(axis=1)
+    places, probs = [p for p, d in zip(places, die, strict=True) if d], probs[die]
     unsure = np.flatnonzero(probs[:, 1:].max(axis=1) < CLOSER_LOOK_BELOW)
     if len(unsure):
         closer = view_probabilities(image, [places[i] for i in unsure], nets.close)
         probs[unsure] = 0.5 * (probs[unsure] + closer)
     out = []
-    for (die, x, y, size), p in zip(places, probs, strict=True):
+    for (p_die, x, y, size), p in zip(places, probs, strict=True):
         face = int(np.argmax(p[1:])) + 1
-        out.append(Seen(CLASSES[face], float(p[face]), x, y, size, die))
+        out.append(Seen(CLASSES[face], float(p[face]), x, y, size, p_die))
     return out
 
 

@@ -124,15 +124,20 @@ def test_candidates_cover_every_rendered_die() -> None:
 
 
 def test_dice_the_blobs_undersize_are_sized_by_their_pips() -> None:
-    """Purple dice on a dark busy mat: the blobs make them a quarter too narrow, so no crop of
-    the frame's blob width fits them (this roll read no die before the pips' spread sized them)."""
-    scene = render_roll(["5", "3", "4", "1", "5"], 17, conditions="hard",
-                        style=DiceStyle.random(random.Random(2025), conditions="hard"))
+    """Cream dice on striped wood hardly stand out from the stripes, so the blobs make them
+    half their width and no crop of that fits them: only one of the five dice was read right
+    before the pips' spread sized them, four are now (the four is cropped on one pip)."""
+    rng = random.Random(6)
+    faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
+    scene = render_roll(faces, 6, width=960, height=540, style=DiceStyle.random(random.Random(6)))
     size = float(np.mean([d.size for d in scene.dice]))
     assert (estimate_die_px(scene.image) or 0) < 0.8 * size
     _, die_px = candidates(scene.image)
     assert die_px == pytest.approx(size, rel=0.2)
-    assert DiceReader().read(scene.image).key == ("1", "3", "4", "5", "5")
+    seen = DiceReader().read(scene.image).dice
+    right = sum(any(s.face == d.face and np.hypot(s.x - d.x, s.y - d.y) < 0.3 * size
+                    for s in seen) for d in scene.dice)
+    assert right >= 4
 
 
 def test_a_candidate_is_also_looked_at_with_its_own_width() -> None:
@@ -177,3 +182,12 @@ def test_only_an_unsure_face_gets_a_closer_look(nets: FaceNets) -> None:
     assert seen_wide.confidence > finder[0, five]
     assert seen_right.face == "5"
     assert seen_right.confidence == pytest.approx(finder[1, five], abs=1e-5)
+
+
+def test_a_place_its_eight_views_find_bare_is_dropped(nets: FaceNets) -> None:
+    """One view of a bare mat or of a die's gap may pass the finder; the mean of all eight
+    must still favour a face, or the place is no die."""
+    die = drawn_die("3", size=40, angle=0.2, body=(235, 235, 235), pip=(20, 20, 20))
+    places = [(1.0, 320.0, 240.0, 40.0), (1.0, 100.0, 100.0, 40.0)]
+    assert view_probabilities(die, places[1:], nets.finder)[0].argmax() == 0
+    assert [s.face for s in read_faces(die, places, nets)] == ["3"]
