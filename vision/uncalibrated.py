@@ -106,8 +106,8 @@ def candidates(image: Image) -> tuple[list[Candidate], float]:
     at the blob estimate and a smaller scale, and the middle of every blob that stands out from
     the surface (a die whose pips were not all found, such as a two under glare).
 
-    The blob estimate fails where dice hardly stand out from the surface (purple dice on a
-    dark mat read a quarter too narrow); when the surely-read pip groups spread wider, their
+    The blob estimate fails where dice hardly stand out from the surface (cream dice on
+    striped wood read half their width); when the surely-read pip groups spread wider, their
     median width is taken instead.
     """
     fg = foreground(image)
