@@ -136,7 +136,7 @@ def test_calibrated_reader_sees_an_empty_tray_as_empty(plain_style: DiceStyle) -
 def test_die_width_holds_on_striped_and_busy_surfaces() -> None:
     """Rendered rolls of random dice sets on every surface: the foreground cut at four times
     the surface's grain alone put 27 of these 120 estimates outside 0.6-1.8 of the dice's
-    width (light dice on striped wood came out a pip wide); the median over several cuts puts
+    width (dice on striped wood came out a pip wide); the median over several cuts puts
     16 there."""
     off = 0
     for conditions in CONDITIONS:
@@ -150,7 +150,7 @@ def test_die_width_holds_on_striped_and_busy_surfaces() -> None:
     assert off <= 18
 
 
-def test_light_dice_on_striped_wood_are_not_sized_by_their_pips() -> None:
+def test_dice_on_striped_wood_are_not_sized_by_their_pips() -> None:
     """The stripes raise the surface's grain so far that the four-times cut keeps only the
     pips of these purple dice (an estimate a quarter of their width)."""
     rng = random.Random(48)
