@@ -62,10 +62,11 @@ and on rendered standard dice; at 0.8 a fifth of dice-real's dice get a second l
 BEYOND_STEP = 1.4
 """How much wider (or narrower) than the widths tried a turned-down candidate is looked at once
 more. The frame's die width can be wrong by more than the steps cover: purple dice on a dark
-mat read 0.7 of their width with no surely-read pips to correct it, and a busy mat's printed
-discs make it two to three times too big. On 15 rendered standard dice sets per condition read
-uncalibrated, this found 0.85 -> 0.91 (hard) and 0.94 -> 0.96 (normal) of the dice; a second
-step found a little more there but put a false die 2.4 dice wide on a dice-real photo."""
+mat read 0.7 of their width with no surely-read pips to correct it (with the single foreground
+cut the estimate had then), and a busy mat's printed discs make it two to three times too big.
+On 15 rendered standard dice sets per condition read uncalibrated, this found 0.85 -> 0.91
+(hard) and 0.94 -> 0.96 (normal) of the dice; a second step found a little more there but put
+a false die 2.4 dice wide on a dice-real photo."""
 
 MIN_OWN_WIDTH = 8.0
 """A candidate's own width hint below this (frame pixels) is no die: its pips would be 1 px."""

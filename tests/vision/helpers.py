@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 from vision.calibration import calibrate
 from vision.profile import LabelledDie
 from vision.reader import DiceReader
-from vision.render import DiceStyle, render_roll
+from vision.render import DiceStyle, Scene, random_faces, render_roll
 
 
 def calibrated_reader(style: DiceStyle, conditions: str, *, width: int = 1280,
@@ -19,3 +21,11 @@ def calibrated_reader(style: DiceStyle, conditions: str, *, width: int = 1280,
     profile = calibrate(shots)
     assert profile.look() is not None
     return DiceReader(profile)
+
+
+def standard_roll(seed: int, conditions: str = "normal") -> Scene:
+    """One to six standard dice of a random dice set, thrown on a random 960x540 tray."""
+    rng = random.Random(seed)
+    return render_roll(random_faces(rng, rng.randint(1, 6), mlem=False), seed, width=960,
+                       height=540, conditions=conditions,
+                       style=DiceStyle.random(random.Random(seed), conditions=conditions))

@@ -26,6 +26,7 @@ from vision.uncalibrated import (
     view_probabilities,
 )
 
+from .helpers import standard_roll
 from .test_detect import drawn_die
 
 
@@ -127,9 +128,7 @@ def test_dice_the_blobs_undersize_are_sized_by_their_pips() -> None:
     """Cream dice on striped wood hardly stand out from the stripes, so the blobs make them
     half their width and no crop of that fits them: only one of the five dice was read right
     before the pips' spread sized them, four are now (the four is cropped on one pip)."""
-    rng = random.Random(6)
-    faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
-    scene = render_roll(faces, 6, width=960, height=540, style=DiceStyle.random(random.Random(6)))
+    scene = standard_roll(6)
     size = float(np.mean([d.size for d in scene.dice]))
     assert (estimate_die_px(scene.image) or 0) < 0.8 * size
     _, die_px = candidates(scene.image)

@@ -13,16 +13,9 @@ from hypothesis import strategies as st
 
 from vision.detect import estimate_die_px, find_spots, prepare, to_lab
 from vision.reader import DiceReader
-from vision.render import (
-    CONDITIONS,
-    STANDARD_FACES,
-    DiceStyle,
-    random_faces,
-    render_empty,
-    render_roll,
-)
+from vision.render import CONDITIONS, DiceStyle, random_faces, render_empty, render_roll
 
-from .helpers import calibrated_reader
+from .helpers import calibrated_reader, standard_roll
 
 GRID = {
     "1": ((0, 0),),
@@ -141,10 +134,7 @@ def test_die_width_holds_on_striped_and_busy_surfaces() -> None:
     off = 0
     for conditions in CONDITIONS:
         for seed in range(60):
-            rng = random.Random(seed)
-            faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
-            scene = render_roll(faces, seed, width=960, height=540, conditions=conditions,
-                                style=DiceStyle.random(random.Random(seed), conditions=conditions))
+            scene = standard_roll(seed, conditions)
             size = float(np.median([d.size for d in scene.dice]))
             off += not 0.6 * size <= (estimate_die_px(scene.image) or 0) <= 1.8 * size
     assert off <= 18
@@ -153,10 +143,7 @@ def test_die_width_holds_on_striped_and_busy_surfaces() -> None:
 def test_dice_on_striped_wood_are_not_sized_by_their_pips() -> None:
     """The stripes raise the surface's grain so far that the four-times cut keeps only the
     pips of these purple dice (an estimate a quarter of their width)."""
-    rng = random.Random(48)
-    faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
-    scene = render_roll(faces, 48, width=960, height=540,
-                        style=DiceStyle.random(random.Random(48)))
+    scene = standard_roll(48)
     size = float(np.median([d.size for d in scene.dice]))
     assert scene.tags["background"] == "wood"
     assert estimate_die_px(scene.image) == pytest.approx(size, rel=0.2)
