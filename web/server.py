@@ -57,7 +57,13 @@ class WebServer:
         if self._thread is not None and self._thread.is_alive():
             # closed by the loop thread itself (a socket closed under its select() is EBADF);
             # with nothing left in its map, the loop returns
-            self._server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            try:
+                self._server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            except OSError:
+                # waitress closed the wake-up pipe with a failed listener, and open streams
+                # keep the loop running: close them here, and the loop returns at its next
+                # poll timeout
+                wasyncore.close_all(sockets)
             self._thread.join(timeout)
         else:
             wasyncore.close_all(sockets)

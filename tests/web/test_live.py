@@ -112,6 +112,22 @@ def test_real_server_streams_and_stop_ends_the_streams(server: WebServer, table:
     connection.close()
 
 
+def test_stop_ends_the_streams_after_the_listener_failed(server: WebServer, app: Flask) -> None:
+    """When its listening socket fails, waitress closes it together with the pipe that wakes
+    its loop, while open streams keep the loop running. Stopping must still end those streams
+    (it raised EBADF writing to the closed pipe, and left them open)."""
+    connection, response = open_stream(server)
+    read_view(response)
+    server._server.close()  # what waitress does when the listener fails
+    server.stop()
+    started = time.monotonic()
+    with pytest.raises((EOFError, OSError, http.client.HTTPException)):
+        read_view(response)
+    assert time.monotonic() - started < 3
+    assert app.extensions["mlem"].hub.client_count() == 0
+    connection.close()
+
+
 def test_a_vanished_client_is_dropped(server: WebServer, app: Flask) -> None:
     hub = app.extensions["mlem"].hub
     connection, response = open_stream(server)
