@@ -17,7 +17,8 @@ $(BIN)/companion: pyproject.toml
 
 $(PI_VENV)/bin/pytest: pyproject.toml
 	$(PYTHON) -m venv $(PI_VENV)
-	$(PI_VENV)/bin/pip install --quiet $(PI_PINS) segno gpiozero luma.oled pytest hypothesis
+	$(PI_VENV)/bin/pip install --quiet $(PI_PINS) onnxruntime segno gpiozero luma.oled pytest \
+		hypothesis
 	$(PI_VENV)/bin/pip install --quiet --no-deps -e .
 	touch $@
 

@@ -1,4 +1,4 @@
-"""Train the face network of ``vision/classify.py`` and write it as ONNX for OpenCV's dnn.
+"""Train the face network of ``vision/classify.py`` and write it as ONNX for the companion.
 
 Training needs PyTorch, which the companion itself does not: see ``tools/requirements-train.txt``.
 The data are real photos in the dice-bench format, restricted by a tag so a held-out part stays

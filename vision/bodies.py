@@ -31,7 +31,7 @@ from itertools import combinations
 import cv2
 import numpy as np
 
-from vision.detect import background
+from vision.detect import background, components
 from vision.pips import PIP_GRID
 
 CANON = 32
@@ -692,7 +692,7 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float, *, grown: bool) ->
     too long for one die is split again by its area.
     """
     single = die * die
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(bodies, connectivity=8)
+    n, labels, stats, _ = components(bodies)
     out: list[Rect] = []
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
@@ -700,8 +700,7 @@ def _rects(bodies: np.ndarray, cores: np.ndarray, die: float, *, grown: bool) ->
             continue
         x, y, bw, bh = (int(v) for v in stats[i, :4])
         mine = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
-        nc, _, cstats, cents = cv2.connectedComponentsWithStats(cores[y:y + bh, x:x + bw] * mine,
-                                                                connectivity=8)
+        nc, _, cstats, cents = components(cores[y:y + bh, x:x + bw] * mine)
         seeds = [j for j in range(1, nc) if cstats[j, cv2.CC_STAT_AREA] >= 0.3 * single]
         ys, xs = np.nonzero(mine)
         pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
@@ -734,7 +733,7 @@ def seen_die_width(bodies: np.ndarray, die: float) -> float | None:
     Blobs touching the frame edge are cut and say nothing. The median over the biggest of the
     rest.
     """
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(bodies, connectivity=8)
+    n, labels, stats, _ = components(bodies)
     dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 5)
     peaks = np.zeros(n, np.float32)
     np.maximum.at(peaks, np.asarray(labels, np.int64).ravel(), dist.ravel())
@@ -1047,7 +1046,7 @@ def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], bo
         inner = int(0.45 * CANON)
         core = np.zeros(ink.shape, np.uint8)
         core[int(c0) - inner:int(c0) + inner, int(c0) - inner:int(c0) + inner] = 1
-        n, _, stats, cents = cv2.connectedComponentsWithStats((ink > 0.5).astype(np.uint8) & core)
+        n, _, stats, cents = components((ink > 0.5).astype(np.uint8) & core)
         blobs = [(cents[i], stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)
                  if stats[i, cv2.CC_STAT_AREA] >= 4]
         if len(blobs) != int(face):

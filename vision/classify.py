@@ -1,4 +1,4 @@
-"""Read a die's top face from its picture: a small convolutional network, run by OpenCV's dnn.
+"""Read a die's top face from its picture: a small convolutional network, run by ONNX Runtime.
 
 The uncalibrated path finds dice by their pips, but counting those pips fails on the designs a
 table meets in the wild (marbled bodies as busy as their pips, pips only 4 px wide, dice tilted
@@ -13,11 +13,13 @@ its own brightness and contrast, so neither the die colour nor the light matters
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import cv2
 import numpy as np
+import onnxruntime as ort
 
 CLASSES = ("none", "1", "2", "3", "4", "5", "6")
 """What the network answers: no die centred here, or a top face."""
@@ -46,15 +48,20 @@ def warp(image: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
     return out
 
 
-def normalise(patch: np.ndarray) -> np.ndarray:
-    """Zero mean and unit contrast, so neither the die colour nor the light matters."""
-    out: np.ndarray = (patch - patch.mean()) / (patch.std() + 8.0)
+def normalise(patches: np.ndarray) -> np.ndarray:
+    """Zero mean and unit contrast, so neither the die colour nor the light matters. Takes one
+    patch or a stack of them, each normalised on its own (one call for a frame's crops)."""
+    axes = (-3, -2, -1)
+    mean = patches.mean(axis=axes, keepdims=True)
+    out: np.ndarray = (patches - mean) / (patches.std(axis=axes, keepdims=True) + 8.0)
     return out
 
 
-def crop(image: np.ndarray, x: float, y: float, size: float, px: int = CROP_PX) -> np.ndarray:
-    """The network's input for one die: its warped square, normalised."""
-    return normalise(warp(image, x, y, size, px=px))
+def crops(image: np.ndarray, places: Sequence[tuple[float, float, float]],
+          px: int = CROP_PX) -> np.ndarray:
+    """The network's inputs for dice of width ``size`` centred at each (x, y, size): their
+    warped squares, normalised, as an (N, px, px, 3) stack."""
+    return normalise(np.stack([warp(image, x, y, size, px=px) for x, y, size in places]))
 
 
 def turns(patch: np.ndarray) -> list[np.ndarray]:
@@ -66,20 +73,30 @@ def turns(patch: np.ndarray) -> list[np.ndarray]:
 
 class FaceNet:
     """A trained network: crops of ``px`` x ``px`` in, one probability per class of
-    ``CLASSES`` out."""
+    ``CLASSES`` out.
+
+    ONNX Runtime runs it at 0.18 ms a 32 px crop here, OpenCV's dnn at 0.45-0.9 ms (the
+    network was most of the uncalibrated path's time). One thread: the crops come in batches
+    too small to share out, and the daemon's other threads keep the rest of the Pi.
+    """
 
     def __init__(self, path: Path = MODEL_PATH, px: int = CROP_PX) -> None:
         if not path.is_file():
             raise OSError(f"no face model at {path}")
-        self._net = cv2.dnn.readNetFromONNX(str(path))
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(path), options,
+                                             providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
         self.px = px
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """Class probabilities, one row per crop of an (N, px, px, 3) stack."""
         if len(crops) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
-        self._net.setInput(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)))
-        logits = self._net.forward().reshape(len(crops), len(CLASSES))
+        batch = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), np.float32)
+        logits = self._session.run(None, {self._input: batch})[0].reshape(len(crops), len(CLASSES))
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         out: np.ndarray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
         return out

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.classify import CLASSES, FaceNet, FaceNets, crop, turns
+from vision.classify import CLASSES, FaceNet, FaceNets, crops, turns
 from vision.detect import (
     PIP_ROUNDNESS,
     Foreground,
@@ -204,7 +204,7 @@ def _look(image: Image, looks: list[tuple[float, float, float]], finder: FaceNet
     """Show the finder each (x, y, width) and update ``surest`` for each centre."""
     if not looks:
         return
-    none = finder.probabilities(np.stack([crop(image, *look, finder.px) for look in looks]))[:, 0]
+    none = finder.probabilities(crops(image, looks, finder.px))[:, 0]
     for (x, y, width), p in zip(looks, none.tolist(), strict=True):
         was = surest.get((x, y), Looked(1.0, width, width, width))
         no_die, surest_width = (p, width) if p < was.no_die else (was.no_die, was.width)
@@ -252,8 +252,8 @@ def view_probabilities(image: Image, places: list[tuple[float, float, float, flo
                        net: FaceNet) -> np.ndarray:
     """Class probabilities of each place: the mean of the network's answers on its eight turns
     and mirror images (a die has no up, and one view's quirk is outvoted by the others)."""
-    views = np.stack([v for _, x, y, size in places
-                      for v in turns(crop(image, x, y, size, net.px))])
+    squares = crops(image, [(x, y, size) for _, x, y, size in places], net.px)
+    views = np.stack([v for square in squares for v in turns(square)])
     mean: np.ndarray = net.probabilities(views).reshape(len(places), -1, len(CLASSES)).mean(axis=1)
     return mean
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, FaceNets, crop, normalise
+from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, FaceNets, crops, normalise
 from vision.detect import estimate_die_px
 from vision.reader import DiceReader
 from vision.render import STANDARD_FACES, DiceStyle, render_empty, render_roll
@@ -40,8 +40,7 @@ def test_the_shipped_models_load_and_answer_every_class(nets: FaceNets, role: st
     net: FaceNet = getattr(nets, role)
     assert net.px == {"finder": CROP_PX, "close": CLOSE_PX}[role]
     image = drawn_die("4", size=60, angle=0.3, body=(235, 235, 235), pip=(20, 20, 20))
-    probs = net.probabilities(np.stack([crop(image, 320, 240, 60, net.px),
-                                        crop(image, 60, 60, 60, net.px)]))
+    probs = net.probabilities(crops(image, [(320, 240, 60), (60, 60, 60)], net.px))
     assert probs.shape == (2, len(CLASSES))
     assert probs.sum(axis=1) == pytest.approx([1.0, 1.0], abs=1e-5)
     assert CLASSES[int(np.argmax(probs[0]))] == "4"
@@ -64,7 +63,7 @@ def test_the_crop_ignores_brightness_and_contrast(gain: float, offset: float) ->
     relit = np.clip(image.astype(np.float32) * gain + offset, 0, 255).astype(np.uint8)
     # nothing clips in this range; what differs is rounding and the small floor under the
     # contrast that keeps a flat patch's noise from being blown up
-    a, b = crop(image, 320, 240, 50), crop(relit, 320, 240, 50)
+    a, b = crops(image, [(320, 240, 50)]), crops(relit, [(320, 240, 50)])
     assert float(np.abs(a - b).mean()) < 0.1
 
 
@@ -73,6 +72,15 @@ def test_normalise_gives_zero_mean_and_bounded_contrast() -> None:
     out = normalise(patch)
     assert abs(float(out.mean())) < 1e-4
     assert 0.9 < float(out.std()) <= 1.0
+
+
+def test_a_stack_of_patches_is_normalised_patch_by_patch() -> None:
+    rng = np.random.default_rng(2)
+    dim = rng.uniform(0, 40, (CROP_PX, CROP_PX, 3)).astype(np.float32)
+    bright = rng.uniform(150, 255, (CROP_PX, CROP_PX, 3)).astype(np.float32)
+    together = normalise(np.stack([dim, bright]))
+    assert np.allclose(together[0], normalise(dim), atol=1e-5)
+    assert np.allclose(together[1], normalise(bright), atol=1e-5)
 
 
 def _lone_die(face: str, angle: float, size: float, seed: int) -> np.ndarray:
