@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from vision.bodies import read_back
+from vision.body_learn import read_back
 from vision.detect import Image
 from vision.profile import LabelledDie, Profile, learn_profile
 from vision.reader import DiceReader

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.bodies import TEMPLATE, Look, learn
+from vision.body_face import TEMPLATE, Look
+from vision.body_learn import learn
 from vision.detect import Image, Spot, estimate_die_px, prepare
 
 Lab = tuple[float, float, float]
@@ -71,7 +72,8 @@ class Profile:
     """(calibration dice the chosen reader read back right less those it saw that were not
     there, calibration dice): how far the set can be trusted. None: not recorded (older files)."""
     haze_less: float = 0.0
-    """Most grey haze a body pixel may lack against ``body_bgr`` (``bodies.HAZE_LESS_TRIALS``)."""
+    """Most grey haze a body pixel may lack against ``body_bgr``
+    (``body_learn.HAZE_LESS_TRIALS``)."""
     network_reads: bool = False
     """The face network, not the body path, reads this set: it read the calibration shots back
     better (``vision.calibration``)."""

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.bodies import BodyRead, pip_templates, read_bodies
+from vision.bodies import read_bodies
+from vision.body_face import BodyRead, pip_templates
 from vision.classify import FaceNets
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.faces import FaceRead, best_reads

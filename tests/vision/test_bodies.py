@@ -7,22 +7,21 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.bodies import (
+from vision.bodies import _apart, _evidence
+from vision.body_face import (
     CANON,
     GLARE_TWO,
-    HAZE_LESS_TRIALS,
     MARGIN,
     TEMPLATE,
     BodyRead,
     Look,
-    _apart,
-    _evidence,
-    _rects,
-    die_masks,
     ink_maps,
     pip_templates,
     read_face,
 )
+from vision.body_learn import HAZE_LESS_TRIALS
+from vision.body_mask import die_masks
+from vision.body_split import die_rects
 from vision.calibration import calibrate
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
@@ -71,7 +70,7 @@ def test_three_touching_dice_with_two_cores_are_three_dice() -> None:
     cores = np.zeros_like(bodies)
     cores[23:37, 23:37] = 1
     cores[23:37, 43:77] = 1
-    centres = sorted(rect[0][0] for rect in _rects(bodies, cores, die, grown=True))
+    centres = sorted(rect[0][0] for rect in die_rects(bodies, cores, die, grown=True))
     assert len(centres) == 3  # each near a die: reading re-centres the face
     assert all(abs(c - want) < 0.25 * die for c, want in zip(centres, (30, 50, 70), strict=True))
 
@@ -83,11 +82,11 @@ def test_a_die_seen_a_quarter_wider_is_one_die_unless_calibrating() -> None:
     die = 20
     big = np.zeros((80, 80), np.uint8)
     big[20:45, 20:45] = 1  # 25 px: 1.25 die widths, 1.56 dice by area
-    assert len(_rects(big, big, die, grown=True)) == 1
-    assert _rects(big, big, die, grown=False) == []
+    assert len(die_rects(big, big, die, grown=True)) == 1
+    assert die_rects(big, big, die, grown=False) == []
     pair = np.zeros((60, 100), np.uint8)
     pair[20:38, 20:56] = 1  # two 18 px dice side by side: 1.62 dice by area
-    assert len(_rects(pair, pair, die, grown=True)) == 2
+    assert len(die_rects(pair, pair, die, grown=True)) == 2
 
 
 def _comet(body: tuple[float, float, float], ink: tuple[float, float, float]) -> np.ndarray:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.bodies import HAZE_LESS_TRIALS
+from vision.body_learn import HAZE_LESS_TRIALS
 from vision.calibration import calibrate
 from vision.evaluate import calibration_shots, load_dataset
 from vision.profile import LabelledDie

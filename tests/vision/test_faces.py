@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.bodies import CANON, MARGIN, PIP_GRID, TEMPLATE, Look, pip_templates, read_face
+from vision.body_face import CANON, MARGIN, TEMPLATE, Look, pip_templates, read_face
 from vision.detect import Spot
 from vision.faces import LAYOUT_DISTANCES, best_reads, layout_fit, read_group
+from vision.pips import PIP_GRID
 from vision.profile import FuelShape, Profile
 
 GRID = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.bodies import TEMPLATE
+from vision.body_face import TEMPLATE
 from vision.calibration import calibrate
 from vision.profile import FuelShape, LabelledDie, Profile, body_match
 from vision.render import DiceStyle, render_roll

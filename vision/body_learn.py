@@ -1,0 +1,266 @@
+"""Learning a dice set for the calibrated path from labelled shots: body and ink colours, die
+width, pip geometry and the fuel symbol.
+
+What one estimate can get wrong (glare, a dark die on a dark floor, a crowd) is settled by
+reading the calibration shots back: of the haze allowances, die widths and body colours
+tried, the one that reads them best is kept (``read_back``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.bodies import read_bodies
+from vision.body_face import CANON, MARGIN, TEMPLATE, Look, canonical, ink_maps, pip_templates
+from vision.body_mask import coarse, die_masks
+from vision.body_split import Rect, die_rects
+from vision.detect import components
+
+HAZE_LESS_TRIALS = (0.0, 0.35)
+"""Most grey haze a body pixel may lack against the calibrated body colour, over its lightness,
+as calibration tries it (in this order, keeping a later one only if it reads the shots back
+better): a die in shade is deeper in colour than the dice under the lamp that set the body
+colour, but allowing for it everywhere lets more of the surface in."""
+MIN_DIE_PX = 12.0
+"""Narrowest die width calibration considers (frame pixels): a pip of such a die is a pixel or
+two, nothing to read (dice-real's smallest dice are 25 px)."""
+SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
+"""Multiples of the estimated die width that calibration tries, keeping the one that reads the
+calibration shots best."""
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What calibration learns for this path (stored in the Profile), and how well it reads."""
+
+    look: Look
+    read_back: int = 0
+    """Calibration dice this reads back right from the shots, less dice it sees that are not
+    there (``_self_check``)."""
+
+
+def _bgr(v: np.ndarray) -> tuple[float, float, float]:
+    return (round(float(v[0]), 1), round(float(v[1]), 1), round(float(v[2]), 1))
+
+
+def learn(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+          die_guess: list[float]) -> Learned | None:
+    """Learn body and ink colours, die size, pip geometry and the fuel symbol from labelled
+    shots (face, x, y in frame pixels); ``die_guess`` is a rough die width per shot.
+
+    Each allowance of ``HAZE_LESS_TRIALS`` is learned with in turn, while the last reads back
+    fewer than every die; a later one is kept only if it reads the shots back better.
+    """
+    # one camera: the largest rough guess stands for every shot (a guess too small breaks the
+    # surface estimate, one too large costs nothing)
+    die_guess = [max(die_guess)] * len(die_guess)
+    # 1. body colour: the median of the pixels around all labelled centres together (a centre
+    # may sit on a pip or the symbol; over all dice the body is most of it), taken again once
+    # the die size is known
+    pooled = _body_colour(shots, die_guess, pooled=True)
+    if pooled is None:
+        return None
+    labelled = sum(len(dice) for _, dice in shots)
+    best: Learned | None = None
+    for haze_less in HAZE_LESS_TRIALS:
+        found = _learn_allowing(shots, die_guess, pooled, haze_less)
+        if found is not None and (best is None or found.read_back > best.read_back):
+            best = found
+        if best is not None and best.read_back == labelled:
+            break
+    return best
+
+
+def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+                    die_guess: list[float], pooled: np.ndarray, haze_less: float
+                    ) -> Learned | None:
+    """``learn`` from the ``pooled`` body colour, with body pixels allowed to lack
+    ``haze_less`` of the body colour's haze."""
+    fracs = [_settle_size(image, dice, pooled, s0, haze_less) / min(image.shape[:2])
+             for (image, dice), s0 in zip(shots, die_guess, strict=True)]
+    settled = [float(np.median(fracs)) * min(image.shape[:2]) for image, _ in shots]
+    body = _body_colour(shots, settled, pooled=False)
+    if body is None:
+        return None
+    # one camera, one die size (as a fraction of the frame): each shot proposes one
+    fracs = [_settle_size(image, dice, body, s0, haze_less) / min(image.shape[:2])
+             for (image, dice), s0 in zip(shots, settled, strict=True)]
+    side = min(min(image.shape[:2]) for image, _ in shots)
+    proposals = sorted({round(f, 4) for f in [*fracs, float(np.median(fracs))]
+                        if f * side >= MIN_DIE_PX})
+    # each proposal, and a few multiples of it, is checked by reading the calibration shots
+    # back: glare, a dark die on a dark floor or a crowd can mislead one estimate
+    best: tuple[int, bool, float, Learned] | None = None
+    # and each with the body colour of windows its own width as well: one shot's misread width
+    # pulls the settled width, and the windows of the settled body colour, off every die
+    trials = [(frac, body) for frac in proposals]
+    for frac in proposals:
+        own = _body_colour(shots, [frac * min(image.shape[:2]) for image, _ in shots],
+                           pooled=False)
+        if own is not None and not np.array_equal(own, body):
+            trials.append((frac, own))
+    for frac, trial_body in trials:
+        for factor in SIZE_TRIALS:
+            sizes = [frac * factor * min(image.shape[:2]) for image, _ in shots]
+            found = _learn_at(shots, trial_body, sizes, haze_less)
+            if found is None:
+                continue
+            score = _self_check(shots, found.look)
+            # ties: the settled body colour, then the unscaled estimate
+            key = (score, trial_body is body, -abs(float(np.log(factor))))
+            if best is None or key > best[:3]:
+                best = (*key, found)
+    return None if best is None else replace(best[3], read_back=best[0])
+
+
+def _body_colour(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+                 sizes: list[float], pooled: bool) -> np.ndarray | None:
+    """Median colour within a third of a die of the labelled centres: of all those pixels
+    together (``pooled``: robust when the size is unsure and a window may sit on ink), else the
+    median of each window's median (robust to glare on a few dice)."""
+    pixels = []
+    for (image, dice), size in zip(shots, sizes, strict=True):
+        r = max(2, int(0.3 * size))
+        for _, x, y in dice:
+            win = image[max(0, int(y) - r):int(y) + r + 1, max(0, int(x) - r):int(x) + r + 1]
+            if win.size:
+                pixels.append(win.reshape(-1, 3))
+    if not pixels:
+        return None
+    if pooled:
+        out: np.ndarray = np.median(np.concatenate(pixels), axis=0)
+    else:
+        out = np.median(np.array([np.median(p, axis=0) for p in pixels]), axis=0)
+    return out
+
+
+def _settle_size(image: np.ndarray, dice: list[tuple[str, float, float]], body: np.ndarray,
+                 s0: float, haze_less: float) -> float:
+    """Die width in one shot: twice the distance from each labelled centre to the edge of its
+    body blob (alone or touching others); the masks depend on the size, so a few rounds."""
+    size = s0
+    for _ in range(4):
+        small, scale = coarse(image, size)
+        bodies, _ = die_masks(small, _bgr(body), size * scale, haze_less)
+        dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 3)
+        peaks = []
+        r = max(1, int(0.3 * size * scale))
+        for _, x, y in dice:
+            win = dist[max(0, int(y * scale) - r):int(y * scale) + r + 1,
+                       max(0, int(x * scale) - r):int(x * scale) + r + 1]
+            if win.size and win.max() > 1:
+                peaks.append(float(win.max()))
+        if not peaks:
+            break
+        new = 2.0 * float(np.median(peaks)) / scale
+        done = abs(new - size) < 0.04 * size
+        size = new
+        if done:
+            break
+    return size
+
+
+def _self_check(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],
+                look: Look) -> int:
+    """How many labelled dice of the calibration shots a reader with ``look`` gets right,
+    less the dice it sees that are not there."""
+    templates = pip_templates(look)
+    return sum(read_back([(r.face, r.x, r.y, r.size)
+                          for r in read_bodies(image, look, templates, rescale=False) or []],
+                         dice)
+               for image, dice in shots)
+
+
+def read_back(reads: list[tuple[str | None, float, float, float]],
+              dice: list[tuple[str, float, float]]) -> int:
+    """Labelled dice (face, x, y) that reads (face, x, y, width) got right, less the reads of
+    dice that are not there or read wrong: a read counts for a label within 0.4 of its width."""
+    score = 0
+    for face, rx, ry, size in reads:
+        hit = [f for f, x, y in dice if np.hypot(rx - x, ry - y) < 0.4 * size]
+        score += 1 if hit and hit[0] == face else -1
+    return score
+
+
+def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], body: np.ndarray,
+              sizes: list[float], haze_less: float) -> Learned | None:
+    """Learn the rest of the set given the die width in each shot."""
+    fracs = []
+    rects: list[tuple[np.ndarray, str, Rect]] = []
+    for (image, dice), size in zip(shots, sizes, strict=True):
+        h, w = image.shape[:2]
+        small, scale = coarse(image, size)
+        bodies, cores = die_masks(small, _bgr(body), size * scale, haze_less)
+        d = size * scale
+        fracs.append(size / min(h, w))
+        found = die_rects(bodies, cores, d, grown=False)
+        for face, x, y in dice:
+            near = [rc for rc in found
+                    if np.hypot(rc[0][0] - x * scale, rc[0][1] - y * scale) < 0.4 * d]
+            if len(near) == 1:
+                (cx, cy), _, a = near[0]
+                rects.append((image, face, (((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5),
+                                             (size, size), a)))
+    if not fracs:
+        return None
+    die_frac = float(np.median(fracs))
+    # 3. ink colours: what is far from the body on each face
+    inks = []
+    crops = []
+    for image, face, rect in rects:
+        crop, _ = canonical(image, rect)
+        inner = int(0.37 * CANON)
+        c = MARGIN + CANON // 2
+        f = crop[c - inner:c + inner, c - inner:c + inner].reshape(-1, 3).astype(np.float32)
+        d = np.linalg.norm(f - body, axis=1)
+        # the farthest few percent: the ink itself, not the shading around pips
+        far = f[d >= max(40.0, float(np.percentile(d, 96)))]
+        if len(far) >= 4:
+            inks.append((face, np.median(far, axis=0)))
+        crops.append((face, crop))
+    pip_inks = [c for f, c in inks if f != "fuel"]
+    fuel_inks = [c for f, c in inks if f == "fuel"]
+    colours = []
+    for group in (pip_inks, fuel_inks):
+        if group:
+            colours.append(_bgr(np.median(np.array(group), axis=0)))
+    if not colours:
+        return None
+    look = Look(_bgr(body), tuple(colours), die_frac, haze_less=haze_less)
+    # 4. pip geometry and the fuel symbol from the ink maps
+    offsets, radii, ones, fuel = [], [], [], []
+    c0 = MARGIN + CANON / 2
+    for face, crop in crops:
+        maps = ink_maps(crop, look)
+        ink = maps[-1] if face == "fuel" else maps[0]
+        if face == "fuel":
+            m = (CANON + 2 * MARGIN - TEMPLATE) // 2
+            fuel.append(np.ascontiguousarray(ink[m:m + TEMPLATE, m:m + TEMPLATE]))
+            continue
+        inner = int(0.45 * CANON)
+        core = np.zeros(ink.shape, np.uint8)
+        core[int(c0) - inner:int(c0) + inner, int(c0) - inner:int(c0) + inner] = 1
+        n, _, stats, cents = components((ink > 0.5).astype(np.uint8) & core)
+        blobs = [(cents[i], stats[i, cv2.CC_STAT_AREA]) for i in range(1, n)
+                 if stats[i, cv2.CC_STAT_AREA] >= 4]
+        if len(blobs) != int(face):
+            continue
+        # the pips' centroid is the face centre (faces 2..6): offsets free of a lopsided crop
+        mx, my = (float(v) for v in np.mean([b[0] for b in blobs], axis=0)) if face != "1" \
+            else (c0, c0)
+        for (bx, by), area in blobs:
+            rad = float(np.sqrt(area / np.pi)) / CANON
+            off = max(abs(bx - mx), abs(by - my)) / CANON
+            if face == "1":
+                ones.append(rad)
+            elif off > 0.1:
+                offsets.append(off)
+                radii.append(rad)
+    pip_offset = float(np.median(offsets)) if offsets else 0.27
+    pip_radius = float(np.median(radii)) if radii else 0.09
+    one_radius = float(np.median(ones)) if ones else pip_radius * 1.3
+    return Learned(replace(look, pip_offset=pip_offset, pip_radius=pip_radius,
+                           one_radius=one_radius, fuel=tuple(fuel)))
