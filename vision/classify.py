@@ -19,7 +19,6 @@ from typing import NamedTuple
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 CLASSES = ("none", "1", "2", "3", "4", "5", "6")
 """What the network answers: no die centred here, or a top face."""
@@ -83,6 +82,10 @@ class FaceNet:
     def __init__(self, path: Path = MODEL_PATH, px: int = CROP_PX) -> None:
         if not path.is_file():
             raise OSError(f"no face model at {path}")
+        # imported here: the runtime adds 24 MB to the process, and a calibrated MLEM set,
+        # the table's usual case, never loads a network
+        import onnxruntime as ort
+
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
