@@ -74,8 +74,9 @@ class FaceNet:
     """A trained network: crops of ``px`` x ``px`` in, one probability per class of
     ``CLASSES`` out.
 
-    ONNX Runtime runs it at 0.18 ms a 32 px crop here, OpenCV's dnn at 0.45-0.9 ms (the
-    network was most of the uncalibrated path's time). One thread: the crops come in batches
+    ONNX Runtime runs it at 0.20 ms a 32 px crop here, OpenCV's dnn at 0.66 ms (0.9 in the
+    batches of eight of one die's views), when the network was most of the uncalibrated path's
+    time. One thread: the crops come in batches
     too small to share out, and the daemon's other threads keep the rest of the Pi.
     """
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vision.detect import estimate_die_px, find_spots, prepare, to_lab
+from vision.detect import components, estimate_die_px, find_spots, prepare, to_lab
 from vision.reader import DiceReader
 from vision.render import CONDITIONS, DiceStyle, random_faces, render_empty, render_roll
 
@@ -51,6 +51,20 @@ def test_die_size_is_estimated_from_the_blobs() -> None:
 
 def test_empty_frame_has_no_die_size() -> None:
     assert estimate_die_px(np.full((240, 320, 3), 90, np.uint8)) is None
+
+
+@given(seed=st.integers(0, 10_000), fill=st.floats(0.05, 0.6), blur=st.sampled_from([1, 3, 7]))
+@settings(max_examples=40, deadline=None)
+def test_block_based_labelling_matches_the_default(seed: int, fill: float, blur: int) -> None:
+    """``components`` swaps OpenCV's labelling algorithm for speed: labels, stats and centroids
+    must be the default's, blob for blob, on OpenCV 4.6 and 5 alike."""
+    noise = np.random.default_rng(seed).uniform(0, 1, (97, 131)).astype(np.float32)
+    mask = (cv2.blur(noise, (blur, blur)) < fill).astype(np.uint8)
+    fast = components(mask)
+    default = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    assert fast[0] == default[0]
+    for ours, theirs in zip(fast[1:], default[1:], strict=True):
+        assert np.array_equal(ours, theirs)
 
 
 def test_spots_of_both_polarities() -> None:
