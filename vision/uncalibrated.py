@@ -68,6 +68,13 @@ On 15 rendered standard dice sets per condition read uncalibrated, this found 0.
 (hard) and 0.94 -> 0.96 (normal) of the dice; a second step found a little more there but put
 a false die 2.4 dice wide on a dice-real photo."""
 
+VIEW_WIDTHS = (0.85, 1.0, 1.15)
+"""Crop widths, over a die's chosen width, at which its face is read (eight views at each).
+The width is chosen in steps the network takes 15 % off, so its crop may cut a pip or take in
+a neighbour's; with the answers at 15 % either side too, standard dice in hard light read
+0.84 exact against 0.81 (precision 0.984 against 0.973) and dice-real's 250 photos 0.744
+against 0.728, for 24 crops a die instead of 8 (0.2 ms each)."""
+
 MIN_OWN_WIDTH = 8.0
 """A candidate's own width hint below this (frame pixels) is no die: its pips would be 1 px."""
 
@@ -230,31 +237,44 @@ def _one_step_beyond(surest: dict[tuple[float, float], Looked]) -> list[tuple[fl
 def read_faces(image: Image, places: list[tuple[float, float, float, float]],
                nets: FaceNets) -> list[Seen]:
     """Each die's face from the finder's answers, averaged with the closer look's where the
-    finder is unsure. A place whose eight views the finder finds likelier bare than any face
-    is dropped: the one view that found it is outvoted."""
+    finder is unsure. A place whose views the finder finds likelier bare than any face is
+    dropped: the one view that found it is outvoted.
+
+    The face is what the views at all of ``VIEW_WIDTHS`` say; its confidence is how sure the
+    views at the die's own width are of it. The widths either side add votes but, seeing a
+    face cut or crowded, less sure ones: as the confidence they made the table ask about a
+    tenth more rolls in hard light (0.41 against 0.30 of standard dice) for one roll of a
+    hundred less read wrong without asking.
+    """
     if not places:
         return []
-    probs = view_probabilities(image, places, nets.finder)
+    by_width = view_probabilities(image, places, nets.finder)
+    probs = by_width.mean(axis=1)
     die = probs[:, 0] < probs[:, 1:].max(axis=1)
-    places, probs = [p for p, d in zip(places, die, strict=True) if d], probs[die]
+    places, by_width, probs = ([p for p, d in zip(places, die, strict=True) if d],
+                               by_width[die], probs[die])
     unsure = np.flatnonzero(probs[:, 1:].max(axis=1) < CLOSER_LOOK_BELOW)
     if len(unsure):
         closer = view_probabilities(image, [places[i] for i in unsure], nets.close)
-        probs[unsure] = 0.5 * (probs[unsure] + closer)
+        by_width[unsure] = 0.5 * (by_width[unsure] + closer)
+        probs = by_width.mean(axis=1)
+    own = by_width[:, VIEW_WIDTHS.index(1.0)]
     out = []
-    for (p_die, x, y, size), p in zip(places, probs, strict=True):
+    for (p_die, x, y, size), p, sure in zip(places, probs, own, strict=True):
         face = int(np.argmax(p[1:])) + 1
-        out.append(Seen(CLASSES[face], float(p[face]), x, y, size, p_die))
+        out.append(Seen(CLASSES[face], float(sure[face]), x, y, size, p_die))
     return out
 
 
 def view_probabilities(image: Image, places: list[tuple[float, float, float, float]],
                        net: FaceNet) -> np.ndarray:
-    """Class probabilities of each place: the mean of the network's answers on its eight turns
-    and mirror images (a die has no up, and one view's quirk is outvoted by the others)."""
-    squares = crops(image, [(x, y, size) for _, x, y, size in places], net.px)
-    views = np.stack([v for square in squares for v in turns(square)])
-    mean: np.ndarray = net.probabilities(views).reshape(len(places), -1, len(CLASSES)).mean(axis=1)
+    """Class probabilities of each place at each of ``VIEW_WIDTHS``, as a (places, widths,
+    classes) array: each the mean of the network's answers on the crop's eight turns and
+    mirror images (a die has no up, and one view's quirk is outvoted by the others)."""
+    looks = [(x, y, size * k) for _, x, y, size in places for k in VIEW_WIDTHS]
+    views = np.stack([v for square in crops(image, looks, net.px) for v in turns(square)])
+    by_view = net.probabilities(views).reshape(len(places), len(VIEW_WIDTHS), -1, len(CLASSES))
+    mean: np.ndarray = by_view.mean(axis=2)
     return mean
 
 
