@@ -5,8 +5,9 @@ Every group of pip-like spots found at two likely die scales is a candidate, and
 of every blob that stands out from the surface, so hardly a die is missed (98 % of dice-real's
 dice have a candidate within a fifth of a die width). Most candidates are pieces of dice, side
 faces or specks; the network, shown each at a few crop sizes, keeps those it is sure are a die's
-top face, and of two candidates on one die the surer wins. A face it reads with little
-confidence gets a closer look by a second network working at a finer resolution.
+top face, and of two candidates on one die the surer wins. Each face is read from eight views
+at three widths around the die's own, and a face read with little confidence gets a closer
+look by a second network working at a finer resolution.
 
 Crops are sized from the frame's die width, and from each candidate's own width (its pips'
 spread, its blob's width) where the frame's width is wrong for it; a candidate turned down at
