@@ -31,6 +31,7 @@ class WebServer:
             app, host=host, port=port, threads=threads, ident="mlem-companion",
             channel_timeout=120, connection_limit=threads * 2, clear_untrusted_proxy_headers=True)
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
 
     @property
     def port(self) -> int:
@@ -43,12 +44,24 @@ class WebServer:
 
     def start(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._server.run, name="web", daemon=True)
+            self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
             self._thread.start()
             log.info("web server on %s", self.url)
 
+    def _serve(self) -> None:
+        """waitress's loop. When `stop()` has to close the sockets from its own thread (see
+        there), the loop can select() on one just closed: EBADF then is the loop's end, not a
+        fault to report."""
+        try:
+            self._server.run()
+        except OSError:
+            if not self._stopping.is_set():
+                raise
+            log.debug("web loop ended on a socket closed by stop()")
+
     def stop(self, timeout: float = 5.0) -> None:
         """End the live streams, then the worker threads, then the sockets."""
+        self._stopping.set()
         context: WebContext | None = self.app.extensions.get(EXTENSION)
         if context is not None:
             context.hub.close()
