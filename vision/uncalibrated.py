@@ -55,9 +55,10 @@ MIN_GAP = 0.7
 """Closest two dice can be, in widths of the larger (touching, one slightly tilted)."""
 
 CLOSER_LOOK_BELOW = 0.8
-"""A face read with less confidence than this is read by the closer-look network too, and the
-two answers are averaged (any threshold from 0.7 to 0.95 gave the same readings on dice-real
-and on rendered standard dice; at 0.8 a fifth of dice-real's dice get a second look)."""
+"""A die whose likeliest face has less than this in the finder's views (all ``VIEW_WIDTHS``)
+is read by the closer-look network too, and the two answers are averaged (any threshold from
+0.7 to 0.95 gave the same readings on dice-real and on rendered standard dice, with one width;
+at 0.8 a fifth of dice-real's dice got a second look)."""
 
 
 BEYOND_STEP = 1.4

@@ -208,7 +208,7 @@ def test_a_phantom_the_die_width_alone_lets_through_is_dropped(nets: FaceNets, s
     assert sorted(s.face for s in seen) == sorted(d.face for d in scene.dice)
 
 
-def test_a_place_its_eight_views_find_bare_is_dropped(nets: FaceNets) -> None:
+def test_a_place_its_views_find_bare_is_dropped(nets: FaceNets) -> None:
     """One view of a bare mat or of a die's gap may pass the finder; the mean of all eight
     must still favour a face, or the place is no die."""
     die = drawn_die("3", size=40, angle=0.2, body=(235, 235, 235), pip=(20, 20, 20))
