@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from vision.classify import CLASSES, CROP_PX, normalise, warp
+from vision.diemap import DieMap
 from vision.render import CONDITIONS, STANDARD_FACES, render_roll
 from vision.uncalibrated import CROP_SCALES, candidates
 
@@ -59,12 +60,12 @@ class Photos:
     decoys: list[tuple[int, float, float, float]] = field(default_factory=list)
     """Photo, centre and die width estimate of each candidate away from every die."""
 
-    def mine_decoys(self) -> None:
+    def mine_decoys(self, diemap: DieMap) -> None:
         """Run the reader's candidate search on every photo and keep what is not a die: the
         specks, rims and side faces the network must learn to turn down."""
         for photo, image in enumerate(self.images):
             dice = [d for d in self.dice if d.photo == photo]
-            found, die_px = candidates(image)
+            found, die_px = candidates(image, diemap)
             self.decoys += [(photo, c.x, c.y, die_px) for c in found
                             if all(np.hypot(c.x - d.x, c.y - d.y) > 0.6 * d.size for d in dice)]
 
@@ -242,8 +243,9 @@ def main(argv: list[str] | None = None) -> None:
     where = dict(w.split("=", 1) for w in args.where)
     real, val = load_dataset(args.dataset, where)
     synthetic = rendered(args.rendered, args.seed)
+    diemap = DieMap()
     for photos in (real, val, synthetic):
-        photos.mine_decoys()
+        photos.mine_decoys(diemap)
     print(f"{len(real.dice)} real dice in {len(real.images)} photos, {len(val.dice)} held back, "
           f"{len(synthetic.dice)} rendered dice; {len(real.decoys)} + {len(synthetic.decoys)} "
           "decoys", flush=True)

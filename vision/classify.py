@@ -1,10 +1,9 @@
 """Read a die's top face from its picture: a small convolutional network, run by ONNX Runtime.
 
-The uncalibrated path finds dice by their pips, but counting those pips fails on the designs a
-table meets in the wild (marbled bodies as busy as their pips, pips only 4 px wide, dice tilted
-against each other). A network trained on real photos of many designs reads the face from the
-whole crop instead. It also answers "no die here", so stray spot groups on a die's side or on the
-mat are dropped rather than read.
+Counting pips fails on the designs a table meets in the wild (marbled bodies as busy as their
+pips, pips only 4 px wide, dice tilted against each other). A network trained on real photos of
+many designs reads the face from the whole crop instead. It also answers "no die here", so the
+die map's peaks on a die's side, between dice or on the mat are dropped rather than read.
 
 The crop is the same in training (``tools/train_faces.py``) and here: a square of
 ``CROP_SPAN`` die widths around the centre, turned, resampled to ``CROP_PX`` and normalised by
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -104,17 +102,3 @@ class FaceNet:
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         out: np.ndarray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
         return out
-
-
-class FaceNets(NamedTuple):
-    """The network that finds and reads dice, and the one that takes a closer look at the
-    faces it is unsure of: at 48 px it reads more of real dice right, but it also takes
-    specks on busy mats for dice, so it only reads, it never finds."""
-
-    finder: FaceNet
-    close: FaceNet
-
-    @classmethod
-    def load(cls) -> FaceNets:
-        """The two shipped networks."""
-        return cls(FaceNet(), FaceNet(CLOSE_MODEL_PATH, CLOSE_PX))

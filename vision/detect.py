@@ -128,7 +128,7 @@ def background(image: Image, kernel_px: float) -> Image:
 
 FOREGROUND_CUT = 4.0
 """The foreground is what lies farther in colour from the surface than this many times the
-median distance (the surface's own grain): the blob middles are read from it."""
+median distance (the surface's own grain)."""
 
 WIDTH_CUTS = (4.0, 3.0, 2.0)
 """Cuts whose blob widths the die width estimate takes the median of. One cut cannot suit every
@@ -148,7 +148,7 @@ class Foreground:
     """Coarse pixels per frame pixel."""
     distance: np.ndarray
     """Each mask pixel's distance to the nearest background pixel (coarse pixels): the die
-    width estimate and the blob middles both read it."""
+    width estimate reads it."""
     surface_distance: Floats
     """Each coarse pixel's colour distance from the surface, which the mask cuts."""
     surface_grain: float
@@ -182,10 +182,10 @@ def _cut(dist: Floats, grain: float, times: float, scale: float) -> Foreground:
                       times)
 
 
-def estimate_die_px(image: Image, fg: Foreground | None = None) -> float | None:
+def estimate_die_px(image: Image) -> float | None:
     """Die width in frame pixels from the foreground blobs of a coarse copy: the median of
     the widths the foreground gives at each of ``WIDTH_CUTS``. None when no cut gives one."""
-    fg = fg or foreground(image)
+    fg = foreground(image)
     widths = [w for w in (_blob_width(fg.cut(t)) for t in WIDTH_CUTS) if w is not None]
     return float(np.median(widths)) if widths else None
 
@@ -370,14 +370,14 @@ def is_spot_like(s: Spot) -> bool:
     return s.roundness >= PIP_ROUNDNESS or s.contrast >= 40
 
 
-def die_size_candidates(image: Image, fg: Foreground | None = None) -> tuple[float, ...]:
+def die_size_candidates(image: Image) -> tuple[float, ...]:
     """Die widths (frame pixels) worth trying, the best single guess first: the blob estimate
     and a step either side.
 
     The blob estimate is right on plain surfaces but can be fooled by a textured one or by a
     single die among specks, so the reader tries its neighbours too and keeps the best reading.
     """
-    est = estimate_die_px(image, fg)
+    est = estimate_die_px(image)
     if est is None:
         m = float(min(image.shape[:2]))
         return (0.1 * m, 0.06 * m, 0.16 * m)

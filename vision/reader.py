@@ -9,11 +9,10 @@ import numpy as np
 
 from vision.bodies import read_bodies
 from vision.body_face import BodyRead, pip_templates
-from vision.classify import FaceNets
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.faces import FaceRead, best_reads
 from vision.profile import Profile, body_match
-from vision.uncalibrated import Seen, read_unknown_dice
+from vision.uncalibrated import Networks, Seen, read_unknown_dice
 
 MIN_CONFIDENCE = 0.25
 """Below this a group of spots is taken for clutter, not a die."""
@@ -82,7 +81,7 @@ class DiceReader:
         self.max_dice = max_dice
         self._look = None if self.profile.network_reads else self.profile.look()
         self._templates = pip_templates(self._look) if self._look else None
-        self._nets = FaceNets.load() if self.profile.fuel is None else None
+        self._nets = Networks.load() if self.profile.fuel is None else None
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Find and read the dice in a BGR frame of any size."""

@@ -1,16 +1,16 @@
-"""Reading dice no profile describes: spot groups say where a die may be, the face network says
-whether one is there and which face it shows.
+"""Reading dice no profile describes: a map network says where dice may be, the face network
+says whether one is there and which face it shows.
 
-Every group of pip-like spots found at two likely die scales is a candidate, and so is the middle
-of every blob that stands out from the surface, so hardly a die is missed (98 % of dice-real's
-dice have a candidate within a fifth of a die width). Most candidates are pieces of dice, side
-faces or specks; the network, shown each at a few crop sizes, keeps those it is sure are a die's
-top face, and of two candidates on one die the surer wins. Each face is read from eight views
-at three widths around the die's own, and a face read with little confidence gets a closer
-look by a second network working at a finer resolution.
+The die map (``diemap.py``) looks at the whole frame once and marks the likely centres of dice
+with a width for each, so hardly a die is missed (each of dice-real's 308 unseen dice has a
+peak within a third of its width). Some peaks are specks, gaps or side faces; the face network,
+shown each at a few crop sizes, keeps those it is sure are a die's top face, and of two
+candidates on one die the surer wins. Each face is read from eight views at three widths around
+the die's own, and a face read with little confidence gets a closer look by a second network
+working at a finer resolution.
 
-Crops are sized from the frame's die width, and from each candidate's own width (its pips'
-spread, its blob's width) where the frame's width is wrong for it; a candidate turned down at
+Crops are sized from the frame's die width (the median of the map's surest widths), and from
+each candidate's own width where the frame's width is wrong for it; a candidate turned down at
 every width gets one more look a step beyond them.
 """
 
@@ -19,33 +19,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import cv2
 import numpy as np
 
-from vision.classify import CLASSES, FaceNet, FaceNets, crops, turns
-from vision.detect import (
-    PIP_ROUNDNESS,
-    Foreground,
-    Image,
-    Spot,
-    die_size_candidates,
-    foreground,
-    group_spots,
-    prepare,
+from vision.classify import (
+    CLASSES,
+    CLOSE_MODEL_PATH,
+    CLOSE_PX,
+    CROP_PX,
+    MODEL_PATH,
+    FaceNet,
+    crops,
+    turns,
 )
-from vision.faces import best_reads
-from vision.profile import Profile
+from vision.detect import Image
+from vision.diemap import DieMap
 
 CROP_SCALES = (0.5, 0.7, 1.0)
-"""Crop widths tried, over the frame's die width. The blob estimate is mostly right or up to
-twice too big (touching dice merge into one blob); where it is too small, the pips' spread
-corrects it (``candidates``), and a candidate's own width covers the rest (``crop_widths``).
-The network takes a die 15 % off its width, so three steps cover the range (six read no
-better on dice-real's unseen photos, at 1.4 times the time)."""
-
-SAME_SPOT = 0.1
-"""Candidates closer than this (in estimated die widths) are read once: the network takes a
-shift of a sixth of a die in its stride."""
+"""Crop widths tried, over the frame's die width. Chosen when that width came from the blobs,
+which erred big; with the die map's width, steps of 0.7, 1.0 and 1.4, or the candidate's own
+width alone, read the standard hard set worse (0.88 and 0.90 exact against 0.92) and dice-real
+no better. A candidate's own width covers dice the frame's width is wrong for
+(``crop_widths``)."""
 
 DIE_BELOW = 0.3
 """A candidate is a die when the network gives "no die" less than this (0.5 let specks on busy
@@ -80,13 +74,30 @@ against 0.728, for 24 crops a die instead of 8 (0.2 ms each)."""
 MIN_OWN_WIDTH = 8.0
 """A candidate's own width hint below this (frame pixels) is no die: its pips would be 1 px."""
 
-PIP_SPREAD = 0.75
-"""Distance of a face's farthest two pips over the die width (two corners of the layout; pip
-offsets of 0.25-0.3 die put it at 0.7-0.85)."""
+PEAK_ABOVE = 0.3
+"""A peak of the die map scoring at least this is a candidate. At 0.1 the map also covered one
+die more of the standard hard set's 376 but proposed six times the peaks on no die, and more
+of them passed the finder: that set read 0.89 exact against 0.91 (precision 0.982 against
+0.992), 15 more hard sets 0.904 against 0.917; dice-real's unseen photos read the same."""
 
-SURE_GROUP = 0.5
-"""A group of three or more pips read with this confidence is a whole face: its spread sizes
-the frame's dice better than the blobs do."""
+SURE_PEAK = 0.5
+"""Peaks scoring at least this set the frame's die width (all peaks do when none is so sure)."""
+
+
+class Networks(NamedTuple):
+    """The uncalibrated path's three networks: the map that finds where dice may be, the face
+    network that says which are dice and reads them, and the closer look at the faces it is
+    unsure of. At 48 px the closer look reads more real dice right, but it also takes specks on
+    busy mats for dice, so it only reads, it never finds."""
+
+    diemap: DieMap
+    finder: FaceNet
+    close: FaceNet
+
+    @classmethod
+    def load(cls) -> Networks:
+        """The shipped networks."""
+        return cls(DieMap(), FaceNet(MODEL_PATH, CROP_PX), FaceNet(CLOSE_MODEL_PATH, CLOSE_PX))
 
 
 class Candidate(NamedTuple):
@@ -111,63 +122,14 @@ class Seen:
     """Probability that a die's top face is centred here at all."""
 
 
-def candidates(image: Image) -> tuple[list[Candidate], float]:
-    """Where a die may be centred, and the frame's die width (frame pixels): every spot group
-    at the blob estimate and a smaller scale, and the middle of every blob that stands out from
-    the surface (a die whose pips were not all found, such as a two under glare).
-
-    The blob estimate fails where dice hardly stand out from the surface (cream dice on
-    striped wood read half their width); when the surely-read pip groups spread wider, their
-    median width is taken instead.
-    """
-    fg = foreground(image)
-    sizes = die_size_candidates(image, fg)
-    default = Profile()
-    found: list[Candidate] = []
-    spreads: list[float] = []
-    # the blob estimate errs big (touching dice merge), so its bigger step adds nothing
-    for die_frame in sizes[:2]:
-        frame = prepare(image, die_frame)
-        pips = [s for s in frame.spots if s.roundness >= PIP_ROUNDNESS]
-        for group in group_spots(pips, frame.die_px):
-            spots = [pips[i] for i in group]
-            width = _spread(spots) / (PIP_SPREAD * frame.scale)
-            reads = best_reads(spots, frame.die_px, default)
-            found += [Candidate(r.x / frame.scale, r.y / frame.scale, width) for r in reads]
-            if len(reads) == 1 and len(spots) >= 3 and reads[0].confidence >= SURE_GROUP:
-                spreads.append(width)
-    found += _blob_middles(fg, sizes[0])
-    die_px = max(sizes[0], float(np.median(spreads))) if spreads else sizes[0]
-    return _distinct(found, SAME_SPOT * die_px), die_px
-
-
-def _spread(spots: list[Spot]) -> float:
-    """Distance between the two farthest spots of a group."""
-    pts = np.array([(s.x, s.y) for s in spots], np.float64)
-    return float(np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(axis=2).max()))
-
-
-def _blob_middles(fg: Foreground, die_px: float) -> list[Candidate]:
-    """Local peaks of the foreground's distance transform at least a quarter die from an edge:
-    the middle of a lone die, and of each die in a row of touching ones. A peak's width hint is
-    its blob's inscribed width."""
-    dt = fg.distance
-    reach = max(3, round(0.5 * die_px * fg.scale) | 1)
-    peaks = (dt >= cv2.dilate(dt, np.ones((reach, reach), np.uint8))) & (
-        dt >= 0.25 * die_px * fg.scale)
-    ys, xs = np.nonzero(peaks)
-    return [Candidate((x + 0.5) / fg.scale - 0.5, (y + 0.5) / fg.scale - 0.5,
-                      2.0 * float(dt[y, x]) / fg.scale)
-            for x, y in zip(xs.tolist(), ys.tolist(), strict=True)]
-
-
-def _distinct(found: list[Candidate], gap: float) -> list[Candidate]:
-    """The candidates without near repeats (one die's group is found again at each scale)."""
-    kept: list[Candidate] = []
-    for c in found:
-        if all((c.x - k.x) ** 2 + (c.y - k.y) ** 2 > gap * gap for k in kept):
-            kept.append(c)
-    return kept
+def candidates(image: Image, diemap: DieMap) -> tuple[list[Candidate], float]:
+    """Where a die may be centred, each with the width the map gives it, and the frame's die
+    width (frame pixels; 0 for a frame without a candidate)."""
+    peaks = diemap.peaks(image, PEAK_ABOVE)
+    if not peaks:
+        return [], 0.0
+    sure = [p.width for p in peaks if p.score >= SURE_PEAK] or [p.width for p in peaks]
+    return [Candidate(p.x, p.y, p.width) for p in peaks], float(np.median(sure))
 
 
 def crop_widths(c: Candidate, die_px: float) -> list[float]:
@@ -180,7 +142,7 @@ def crop_widths(c: Candidate, die_px: float) -> list[float]:
 
 
 def read_candidates(image: Image, found: list[Candidate], die_px: float,
-                    nets: FaceNets) -> list[Seen]:
+                    nets: Networks) -> list[Seen]:
     """The dice among the candidates: each looked at with every crop width (and one step
     beyond them where that may help), kept at the width the finder network is surest of a
     die, one per die, then read."""
@@ -222,22 +184,23 @@ def _look(image: Image, looks: list[tuple[float, float, float]], finder: FaceNet
 
 
 def _one_step_beyond(surest: dict[tuple[float, float], Looked]) -> list[tuple[float, float, float]]:
-    """A look one ``BEYOND_STEP`` past the widths tried, at each candidate the finder turned
-    down at every width, on the side its surest width lies: the frame's die width can be off by
-    more than the steps cover."""
+    """A look one ``BEYOND_STEP`` past the widths tried, on both sides, at each candidate the
+    finder turned down at every width: the frame's die width can be off by more than the steps
+    cover. Both sides, because the surest of the turned-down widths can point the wrong way: a
+    lone 1 whose width the map gives too small looks surest at the narrowest crop, which holds
+    its pip."""
     out = []
     for (x, y), p in surest.items():
         if p.no_die < DIE_BELOW:
             continue
-        if p.width == p.widest:
-            out.append((x, y, p.width * BEYOND_STEP))
-        elif p.width == p.narrowest and p.width / BEYOND_STEP >= MIN_OWN_WIDTH:
-            out.append((x, y, p.width / BEYOND_STEP))
+        out.append((x, y, p.widest * BEYOND_STEP))
+        if p.narrowest / BEYOND_STEP >= MIN_OWN_WIDTH:
+            out.append((x, y, p.narrowest / BEYOND_STEP))
     return out
 
 
 def read_faces(image: Image, places: list[tuple[float, float, float, float]],
-               nets: FaceNets) -> list[Seen]:
+               nets: Networks) -> list[Seen]:
     """Each die's face from the finder's answers, averaged with the closer look's where the
     finder is unsure. A place whose views the finder finds likelier bare than any face is
     dropped: the one view that found it is outvoted.
@@ -280,7 +243,7 @@ def view_probabilities(image: Image, places: list[tuple[float, float, float, flo
     return mean
 
 
-def read_unknown_dice(image: Image, nets: FaceNets) -> list[Seen]:
+def read_unknown_dice(image: Image, nets: Networks) -> list[Seen]:
     """Find and read the dice of a frame without a profile."""
-    found, die_px = candidates(image)
+    found, die_px = candidates(image, nets.diemap)
     return read_candidates(image, found, die_px, nets)

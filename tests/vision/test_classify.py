@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, FaceNets, crops, normalise
+from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, crops, normalise
 from vision.detect import estimate_die_px
 from vision.reader import DiceReader
 from vision.render import STANDARD_FACES, DiceStyle, render_empty, render_roll
@@ -20,6 +20,7 @@ from vision.uncalibrated import (
     CROP_SCALES,
     VIEW_WIDTHS,
     Candidate,
+    Networks,
     candidates,
     crop_widths,
     read_candidates,
@@ -33,12 +34,12 @@ from .test_detect import drawn_die
 
 
 @pytest.fixture(scope="module")
-def nets() -> FaceNets:
-    return FaceNets.load()
+def nets() -> Networks:
+    return Networks.load()
 
 
 @pytest.mark.parametrize("role", ["finder", "close"])
-def test_the_shipped_models_load_and_answer_every_class(nets: FaceNets, role: str) -> None:
+def test_the_shipped_models_load_and_answer_every_class(nets: Networks, role: str) -> None:
     net: FaceNet = getattr(nets, role)
     assert net.px == {"finder": CROP_PX, "close": CLOSE_PX}[role]
     image = drawn_die("4", size=60, angle=0.3, body=(235, 235, 235), pip=(20, 20, 20))
@@ -49,7 +50,7 @@ def test_the_shipped_models_load_and_answer_every_class(nets: FaceNets, role: st
     assert CLASSES[int(np.argmax(probs[1]))] == "none"  # bare felt
 
 
-def test_no_crops_give_no_rows(nets: FaceNets) -> None:
+def test_no_crops_give_no_rows(nets: Networks) -> None:
     empty = np.zeros((0, CROP_PX, CROP_PX, 3), np.float32)
     assert nets.finder.probabilities(empty).shape == (0, 7)
 
@@ -105,9 +106,9 @@ def test_a_lone_die_of_any_colour_is_never_misread(face: str, angle: float, size
 
 
 def test_lone_dice_of_any_colour_are_read() -> None:
-    """100 drawn dice of random face, colour, size and turn: 98-99 of every 100 are read
-    right (measured over 600). The rest are not seen at all: bodies the colour of the felt,
-    which show no outline, and some lone 1s on dark bodies."""
+    """100 drawn dice of random face, colour, size and turn: 98 of every 100 are read right
+    (588 of 600 with the die map, 590 or more with the spot search before it). The rest are
+    not seen at all: bodies the colour of the felt, which show no outline, and lone 1s."""
     rng = random.Random(7)
     reader = DiceReader()
     right = sum(reader.read(_lone_die(face, rng.uniform(0, 2 * np.pi), rng.uniform(30, 90),
@@ -116,37 +117,37 @@ def test_lone_dice_of_any_colour_are_read() -> None:
     assert right >= 96
 
 
-def test_candidates_on_an_empty_tray_are_turned_down(nets: FaceNets) -> None:
+def test_candidates_on_an_empty_tray_are_turned_down(nets: Networks) -> None:
     for seed in range(4):
         image = render_empty(seed, conditions="hard")
-        found, die_px = candidates(image)
+        found, die_px = candidates(image, nets.diemap)
         assert read_candidates(image, found, die_px, nets) == []
 
 
-def test_candidates_cover_every_rendered_die() -> None:
+def test_candidates_cover_every_rendered_die(nets: Networks) -> None:
     rng = random.Random(5)
     for seed in range(6):
         faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
         scene = render_roll(faces, seed, width=960, height=540,
                             style=DiceStyle.random(random.Random(seed)))
-        found, _ = candidates(scene.image)
+        found, _ = candidates(scene.image, nets.diemap)
         for die in scene.dice:
             assert min(np.hypot(c.x - die.x, c.y - die.y) for c in found) < 0.2 * die.size
 
 
-def test_dice_the_blobs_undersize_are_sized_by_their_pips() -> None:
+def test_dice_the_blobs_undersize_are_sized_by_the_map(nets: Networks) -> None:
     """Cream dice on striped wood hardly stand out from the stripes, so the blobs make them
     half their width and no crop of that fits them: only one of the five dice was read right
-    before the pips' spread sized them, four are now (the four is cropped on one pip)."""
+    when the blobs sized them, four when the pips' spread did, all five with the map."""
     scene = standard_roll(6)
     size = float(np.mean([d.size for d in scene.dice]))
     assert (estimate_die_px(scene.image) or 0) < 0.8 * size
-    _, die_px = candidates(scene.image)
+    _, die_px = candidates(scene.image, nets.diemap)
     assert die_px == pytest.approx(size, rel=0.2)
     seen = DiceReader().read(scene.image).dice
     right = sum(any(s.face == d.face and np.hypot(s.x - d.x, s.y - d.y) < 0.3 * size
                     for s in seen) for d in scene.dice)
-    assert right >= 4
+    assert right == len(scene.dice)
 
 
 def test_a_candidate_is_also_looked_at_with_its_own_width() -> None:
@@ -157,7 +158,7 @@ def test_a_candidate_is_also_looked_at_with_its_own_width() -> None:
     assert crop_widths(Candidate(10, 10, 12.0), 40.0) == [*frame_widths, 12.0]
 
 
-def test_dice_sized_too_narrow_are_found_one_step_beyond_the_crop_widths(nets: FaceNets) -> None:
+def test_dice_sized_too_narrow_are_found_one_step_beyond_the_crop_widths(nets: Networks) -> None:
     """The frame's die width at 0.7 of the dice's own: every crop step is too tight and the
     finder turns the dice down (none of these 24 was read right before), until it looks once
     more a step wider (17 are)."""
@@ -176,7 +177,7 @@ def test_dice_sized_too_narrow_are_found_one_step_beyond_the_crop_widths(nets: F
     assert right >= 16
 
 
-def test_only_an_unsure_face_gets_a_closer_look(nets: FaceNets) -> None:
+def test_only_an_unsure_face_gets_a_closer_look(nets: Networks) -> None:
     """A five cropped a third too wide: the finder wavers between 4 and 5, the closer look
     is sure of the 5, and their mean is read. A five cropped right is the finder's alone."""
     image = drawn_die("5", size=40, angle=0.3, body=(235, 235, 235), pip=(20, 20, 20))
@@ -198,7 +199,7 @@ def test_only_an_unsure_face_gets_a_closer_look(nets: FaceNets) -> None:
 
 
 @pytest.mark.parametrize("seed", [30, 100])
-def test_a_phantom_the_die_width_alone_lets_through_is_dropped(nets: FaceNets, seed: int) -> None:
+def test_a_phantom_the_die_width_alone_lets_through_is_dropped(nets: Networks, seed: int) -> None:
     """Standard dice in hard light where the views at the chosen width alone kept a phantom
     2: with the views 15 % either side it is dropped and the roll is right. (Of the first 120
     such rolls, these two and a third change so; the third, seed 89, shows another phantom
@@ -208,7 +209,7 @@ def test_a_phantom_the_die_width_alone_lets_through_is_dropped(nets: FaceNets, s
     assert sorted(s.face for s in seen) == sorted(d.face for d in scene.dice)
 
 
-def test_a_place_its_views_find_bare_is_dropped(nets: FaceNets) -> None:
+def test_a_place_its_views_find_bare_is_dropped(nets: Networks) -> None:
     """One view of a bare mat or of a die's gap may pass the finder; the mean of all eight
     must still favour a face, or the place is no die."""
     die = drawn_die("3", size=40, angle=0.2, body=(235, 235, 235), pip=(20, 20, 20))

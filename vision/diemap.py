@@ -1,0 +1,130 @@
+"""Where a frame's dice are, from one pass of a small fully convolutional network.
+
+The spot search that proposes candidates to the face network costs most of the uncalibrated
+path's time (two scales of top-hats, labelling and per-spot statistics). This network instead
+looks at the whole frame once, shrunk so its longest side is ``WORK_SIDE`` pixels, and marks on
+a grid of ``STRIDE`` pixels how likely each cell holds a die's centre, where in the cell that
+centre lies, and how wide the die is: the peaks of that map are the candidates, each with its
+own width.
+
+Input and output conventions are shared with training (``tools/train_diemap.py``): the frame is
+resized with ``work_scale``, padded to a multiple of ``PAD_TO`` and normalised by ``normalised``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+WORK_SIDE = 320
+"""Longest side of the frame the network sees: dice-real's 39 px dice in 640 px photos are
+then 20 px wide, rendered 50-140 px dice at 1280x720 12-35 px. Training covers 8-64 px, which
+the network's receptive field (about 120 px) takes in whole."""
+
+STRIDE = 4
+"""Pixels of the working frame per cell of the map."""
+
+PAD_TO = 8
+"""The working frame's sides are padded to a multiple of this (the network halves it thrice)."""
+
+MODEL_PATH = Path(__file__).with_name("models") / "diemap.onnx"
+
+
+class Peak(NamedTuple):
+    """A place the map says a die is centred: frame pixels, its width, and the map's score."""
+
+    x: float
+    y: float
+    width: float
+    score: float
+
+
+def work_scale(shape: tuple[int, ...]) -> float:
+    """Working-frame pixels per frame pixel."""
+    return WORK_SIDE / max(shape[:2])
+
+
+def normalised(image: np.ndarray) -> np.ndarray:
+    """A (3, h, w) float32 array: each channel less its mean, over the frame's contrast, so
+    neither exposure nor body colour sets the scale."""
+    f = image.astype(np.float32)
+    f -= f.reshape(-1, 3).mean(axis=0)
+    f /= float(f.std()) + 8.0
+    return np.ascontiguousarray(f.transpose(2, 0, 1))
+
+
+def padded(image: np.ndarray) -> np.ndarray:
+    """The image with its bottom and right edges mirrored out to a multiple of ``PAD_TO``."""
+    h, w = image.shape[:2]
+    return cv2.copyMakeBorder(image, 0, -h % PAD_TO, 0, -w % PAD_TO, cv2.BORDER_REFLECT)
+
+
+def to_cell(v: np.ndarray | float) -> np.ndarray | float:
+    """A working-frame coordinate in map cells (a cell's centre is at half a cell)."""
+    return (v + 0.5) / STRIDE
+
+
+def from_cell(u: np.ndarray | float) -> np.ndarray | float:
+    """A map coordinate in working-frame pixels (the inverse of ``to_cell``)."""
+    return u * STRIDE - 0.5
+
+
+def work_input(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The network's input for a frame, a (1, 3, h, w) batch, and the working scale."""
+    scale = work_scale(image.shape)
+    h, w = image.shape[:2]
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    return normalised(padded(cv2.resize(image, size, interpolation=cv2.INTER_AREA)))[None], scale
+
+
+def scored(raw: np.ndarray) -> np.ndarray:
+    """The network's raw (4, h, w) output with its first channel made a probability: centre
+    score, the centre's offset within its cell (x, y), log of the die width in working pixels."""
+    out = raw.copy()
+    out[0] = 1.0 / (1.0 + np.exp(-raw[0]))
+    return out
+
+
+class DieMap:
+    """The trained map network: a frame in, the peaks of its die-centre map out."""
+
+    def __init__(self, path: Path = MODEL_PATH) -> None:
+        if not path.is_file():
+            raise OSError(f"no die map model at {path}")
+        import onnxruntime as ort  # see FaceNet: the import alone costs 24 MB
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(path), options,
+                                             providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+
+    def outputs(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        """The network's (4, h / STRIDE, w / STRIDE) map of the frame (see ``scored``) and the
+        working scale."""
+        batch, scale = work_input(image)
+        return scored(self._session.run(None, {self._input: batch})[0][0]), scale
+
+    def peaks(self, image: np.ndarray, above: float) -> list[Peak]:
+        """Every local maximum of the frame's centre map scoring at least ``above``."""
+        return map_peaks(*self.outputs(image), above, image.shape)
+
+
+def map_peaks(out: np.ndarray, scale: float, above: float, shape: tuple[int, ...]) -> list[Peak]:
+    """The local maxima of a map (as ``DieMap.outputs`` gives it) scoring at least ``above``,
+    in frame pixels, within the frame of ``shape`` (not on its padding)."""
+    heat = out[0]
+    local = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= above)
+    ys, xs = np.nonzero(local)
+    wx = from_cell(xs + out[1, ys, xs])
+    wy = from_cell(ys + out[2, ys, xs])
+    widths = np.exp(out[3, ys, xs]) / scale
+    h, w = shape[:2]
+    fx, fy = (np.asarray(wx) + 0.5) / scale - 0.5, (np.asarray(wy) + 0.5) / scale - 0.5
+    return [Peak(float(x), float(y), float(d), float(s))
+            for x, y, d, s in zip(fx, fy, widths, heat[ys, xs], strict=True)
+            if 0 <= x < w and 0 <= y < h]
