@@ -18,6 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.onnx_session import load_session
+
 CLASSES = ("none", "1", "2", "3", "4", "5", "6")
 """What the network answers: no die centred here, or a top face."""
 
@@ -74,23 +76,11 @@ class FaceNet:
 
     ONNX Runtime runs it at 0.20 ms a 32 px crop here, OpenCV's dnn at 0.66 ms (0.9 in the
     batches of eight of one die's views), when the network was most of the uncalibrated path's
-    time. One thread: the crops come in batches
-    too small to share out, and the daemon's other threads keep the rest of the Pi.
+    time (``load_session``: one thread).
     """
 
     def __init__(self, path: Path = MODEL_PATH, px: int = CROP_PX) -> None:
-        if not path.is_file():
-            raise OSError(f"no face model at {path}")
-        # imported here: the runtime adds 24 MB to the process, and a calibrated MLEM set,
-        # the table's usual case, never loads a network
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(path), options,
-                                             providers=["CPUExecutionProvider"])
-        self._input = self._session.get_inputs()[0].name
+        self._session, self._input = load_session(path, "face")
         self.px = px
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:

@@ -19,6 +19,8 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.onnx_session import load_session
+
 WORK_SIDE = 320
 """Longest side of the frame the network sees: dice-real's 39 px dice in 640 px photos are
 then 20 px wide, rendered 50-140 px dice at 1280x720 12-35 px. Training covers 8-64 px, which
@@ -92,16 +94,7 @@ class DieMap:
     """The trained map network: a frame in, the peaks of its die-centre map out."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
-        if not path.is_file():
-            raise OSError(f"no die map model at {path}")
-        import onnxruntime as ort  # see FaceNet: the import alone costs 24 MB
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(str(path), options,
-                                             providers=["CPUExecutionProvider"])
-        self._input = self._session.get_inputs()[0].name
+        self._session, self._input = load_session(path, "die map")
 
     def outputs(self, image: np.ndarray) -> tuple[np.ndarray, float]:
         """The network's (4, h / STRIDE, w / STRIDE) map of the frame (see ``scored``) and the

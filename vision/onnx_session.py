@@ -1,0 +1,26 @@
+"""One ONNX model loaded into ONNX Runtime the way the companion's networks all run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def load_session(path: Path, what: str) -> tuple[Any, str]:
+    """An inference session on one thread and the name of its input.
+
+    One thread: the batches are too small to share out, and the daemon's other threads keep
+    the rest of the Pi. The runtime is imported here, not at the top of a module: it adds
+    24 MB to the process, and a calibrated MLEM set, the table's usual case, loads no network.
+
+    :raises OSError: naming ``what`` when the file is missing.
+    """
+    if not path.is_file():
+        raise OSError(f"no {what} model at {path}")
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return session, session.get_inputs()[0].name
