@@ -20,7 +20,9 @@ from vision.uncalibrated import (
     CROP_SCALES,
     VIEW_WIDTHS,
     Candidate,
+    Looked,
     Networks,
+    _one_step_beyond,
     candidates,
     crop_widths,
     read_candidates,
@@ -175,6 +177,26 @@ def test_dice_sized_too_narrow_are_found_one_step_beyond_the_crop_widths(nets: N
                          and s.size == pytest.approx(0.7 * BEYOND_STEP * size) for s in seen)
                      for d in scene.dice)
     assert right >= 16
+
+
+def test_a_turned_down_candidate_is_looked_at_beyond_both_ends() -> None:
+    """Turned down at 25-50 px, surest at 25: looked at 70 and 18 px; a die taken is not."""
+    looked = {(10.0, 20.0): Looked(0.8, 25.0, 25.0, 50.0),
+              (5.0, 5.0): Looked(0.1, 40.0, 20.0, 40.0)}
+    assert _one_step_beyond(looked) == [(10.0, 20.0, 50.0 * BEYOND_STEP),
+                                        (10.0, 20.0, 25.0 / BEYOND_STEP)]
+
+
+def test_a_lone_one_sized_too_small_is_found_beyond_its_widest_crop(nets: Networks) -> None:
+    """A flat white 1, 60 px, with a frame width of 50 (the map gives such dice 0.5-0.9 of
+    their width): every step is turned down and the surest is the narrowest, a crop of its pip
+    (no die 0.82). Looking only that way, as before, it was not found; beyond the widest, at
+    70 px, it is a sure 1."""
+    image = drawn_die("1", size=60, angle=0.0, body=(235, 235, 235), pip=(20, 20, 20))
+    [seen] = read_candidates(image, [Candidate(320, 240, 0.0)], 50.0, nets)
+    assert seen.face == "1"
+    assert seen.size == pytest.approx(50.0 * BEYOND_STEP)
+    assert seen.confidence > 0.9
 
 
 def test_only_an_unsure_face_gets_a_closer_look(nets: Networks) -> None:
