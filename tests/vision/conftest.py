@@ -3,6 +3,13 @@
 import pytest
 
 from vision.render import DiceStyle
+from vision.uncalibrated import Networks
+
+
+@pytest.fixture(scope="session")
+def nets() -> Networks:
+    """The shipped networks of the uncalibrated path, loaded once."""
+    return Networks.load()
 
 
 @pytest.fixture

@@ -35,11 +35,6 @@ from .helpers import standard_roll
 from .test_detect import drawn_die
 
 
-@pytest.fixture(scope="module")
-def nets() -> Networks:
-    return Networks.load()
-
-
 @pytest.mark.parametrize("role", ["finder", "close"])
 def test_the_shipped_models_load_and_answer_every_class(nets: Networks, role: str) -> None:
     net: FaceNet = getattr(nets, role)

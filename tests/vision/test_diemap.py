@@ -21,11 +21,7 @@ from vision.diemap import (
     work_input,
 )
 from vision.render import STANDARD_FACES, render_empty, render_roll
-
-
-@pytest.fixture(scope="module")
-def diemap() -> DieMap:
-    return DieMap()
+from vision.uncalibrated import Networks
 
 
 def test_a_missing_model_is_named(tmp_path: Path) -> None:
@@ -81,7 +77,7 @@ def test_a_peak_on_the_padding_is_dropped() -> None:
     assert [p.y for p in map_peaks(out, 0.25, 0.1, (333, 1280))] == [pytest.approx(79.5)]
 
 
-def test_the_map_finds_rendered_dice_at_their_width(diemap: DieMap) -> None:
+def test_the_map_finds_rendered_dice_at_their_width(nets: Networks) -> None:
     """Rendered rolls at three frame sizes: 63 of 66 dice have a peak scoring 0.3 or more
     within a quarter of their width of their centre, at a width within 25 % of theirs (of the
     other three, two 91 px dice are given 1.35 times their width and a lone 1 half)."""
@@ -92,7 +88,7 @@ def test_the_map_finds_rendered_dice_at_their_width(diemap: DieMap) -> None:
             faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
             scene = render_roll(faces, 900 + seed, width=width, height=height,
                                 conditions=("normal", "hard")[seed % 2])
-            peaks = diemap.peaks(scene.image, 0.3)
+            peaks = nets.diemap.peaks(scene.image, 0.3)
             for die in scene.dice:
                 total += 1
                 found += any(np.hypot(p.x - die.x, p.y - die.y) < 0.25 * die.size
@@ -101,7 +97,7 @@ def test_the_map_finds_rendered_dice_at_their_width(diemap: DieMap) -> None:
     assert found >= total - 4
 
 
-def test_an_empty_tray_has_no_sure_peak(diemap: DieMap) -> None:
+def test_an_empty_tray_has_no_sure_peak(nets: Networks) -> None:
     for seed in range(4):
         image = render_empty(seed, conditions=("normal", "hard")[seed % 2])
-        assert all(p.score < 0.5 for p in diemap.peaks(image, 0.1))
+        assert all(p.score < 0.5 for p in nets.diemap.peaks(image, 0.1))
