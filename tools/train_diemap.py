@@ -279,20 +279,6 @@ def train(sets: list[Photos], vals: list[Photos], steps: int, seed: int, side: i
     return model.eval()
 
 
-def _held_back(photos: Photos) -> tuple[Photos, Photos]:
-    """Every tenth photo of a set apart, for choosing the round."""
-    parts = (Photos([], []), Photos([], []))
-    index: dict[int, tuple[int, int]] = {}
-    for i, image in enumerate(photos.images):
-        part = parts[i % 10 == 0]
-        part.images.append(image)
-        index[i] = (i % 10 == 0, len(part.images) - 1)
-    for d in photos.dice:
-        which, photo = index[d.photo]
-        parts[which].dice.append(Die(photo, d.x, d.y, d.size, d.label))
-    return parts
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", help="a dice-bench folder of real photos")
@@ -307,8 +293,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default="vision/models/diemap.onnx")
     args = parser.parse_args(argv)
     real, real_val = load_dataset(Path(args.dataset), dict(w.split("=", 1) for w in args.where))
-    synthetic, synthetic_val = _held_back(rendered(args.rendered, args.seed))
-    flat, flat_val = _held_back(drawn(args.drawn, args.seed))
+    synthetic, synthetic_val = rendered(args.rendered, args.seed).held_back()
+    flat, flat_val = drawn(args.drawn, args.seed).held_back()
     print(f"{len(real.images)} + {len(real_val.images)} real photos, {len(synthetic.images)} + "
           f"{len(synthetic_val.images)} rendered, {len(flat.images)} + {len(flat_val.images)} "
           "drawn", flush=True)

@@ -60,6 +60,20 @@ class Photos:
     decoys: list[tuple[int, float, float, float]] = field(default_factory=list)
     """Photo, centre and die width estimate of each candidate away from every die."""
 
+    def held_back(self) -> tuple[Photos, Photos]:
+        """(the rest, every tenth photo): the tenth is kept back to choose the best round.
+        Split before the decoys are mined: they are not carried over."""
+        rest, tenth = Photos([], []), Photos([], [])
+        moved: dict[int, tuple[Photos, int]] = {}
+        for i, image in enumerate(self.images):
+            part = tenth if i % 10 == 0 else rest
+            part.images.append(image)
+            moved[i] = (part, len(part.images) - 1)
+        for d in self.dice:
+            part, photo = moved[d.photo]
+            part.dice.append(Die(photo, d.x, d.y, d.size, d.label))
+        return rest, tenth
+
     def mine_decoys(self, diemap: DieMap) -> None:
         """Run the reader's candidate search on every photo and keep what is not a die: the
         specks, rims and side faces the network must learn to turn down."""
@@ -72,18 +86,15 @@ class Photos:
 
 def load_dataset(folder: Path, where: dict[str, str]) -> tuple[Photos, Photos]:
     """The photos of a dice-bench dataset whose tags match ``where``: (train, validation)."""
-    train, val = Photos([], []), Photos([], [])
+    photos = Photos([], [])
     lines = [json.loads(s) for s in (folder / "labels.jsonl").read_text().splitlines() if s]
-    chosen = [ln for ln in lines if all(str(ln.get(k)) == v for k, v in where.items())]
-    for i, line in enumerate(chosen):
-        target = val if i % 10 == 0 else train
-        image = cv2.imread(str(folder / line["image"]))
-        target.images.append(image)
+    for line in (ln for ln in lines if all(str(ln.get(k)) == v for k, v in where.items())):
+        photos.images.append(cv2.imread(str(folder / line["image"])))
         for d in line["dice"]:
             size = d.get("size") or 0.5 * (d["w"] + d["h"])
-            target.dice.append(Die(len(target.images) - 1, d["x"], d["y"], size,
+            photos.dice.append(Die(len(photos.images) - 1, d["x"], d["y"], size,
                                    CLASSES.index(d["face"])))
-    return train, val
+    return photos.held_back()
 
 
 def rendered(count: int, seed: int) -> Photos:
