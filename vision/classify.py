@@ -64,10 +64,11 @@ def crops(image: np.ndarray, places: Sequence[tuple[float, float, float]],
 
 
 def turns(patch: np.ndarray) -> list[np.ndarray]:
-    """The eight views of a square crop that show the same die: four quarter turns, mirrored
-    or not (every pip layout is its own mirror image up to a turn)."""
-    mirrored = patch[:, ::-1]
-    return [np.ascontiguousarray(np.rot90(p, k)) for p in (patch, mirrored) for k in range(4)]
+    """Four views of a square crop that show the same die: as it is, mirrored, and both a
+    quarter turn on (every pip layout is its own mirror image up to a turn). The other four
+    turns and mirror images read no better (docs/vision.md, "Four views")."""
+    turned = np.rot90(patch)
+    return [np.ascontiguousarray(p) for p in (patch, patch[:, ::-1], turned, turned[:, ::-1])]
 
 
 class FaceNet:

@@ -5,7 +5,7 @@ The die map (``diemap.py``) looks at the whole frame once and marks the likely c
 with a width for each, so hardly a die is missed (each of dice-real's 308 unseen dice has a
 peak within a third of its width). Some peaks are specks, gaps or side faces; the face network,
 shown each at a few crop sizes, keeps those it is sure are a die's top face, and of two
-candidates on one die the surer wins. Each face is read from eight views at three widths around
+candidates on one die the surer wins. Each face is read from four views at three widths around
 the die's own, and a face read with little confidence gets a closer look by a second network
 working at a finer resolution.
 
@@ -65,11 +65,12 @@ On 15 rendered standard dice sets per condition read uncalibrated, this found 0.
 a false die 2.4 dice wide on a dice-real photo."""
 
 VIEW_WIDTHS = (0.85, 1.0, 1.15)
-"""Crop widths, over a die's chosen width, at which its face is read (eight views at each).
+"""Crop widths, over a die's chosen width, at which its face is read (four views at each;
+eight when this was measured).
 The width is chosen in steps the network takes 15 % off, so its crop may cut a pip or take in
 a neighbour's; with the answers at 15 % either side too, standard dice in hard light read
 0.84 exact against 0.81 (precision 0.984 against 0.973) and dice-real's 250 photos 0.744
-against 0.728, for 24 crops a die instead of 8 (0.2 ms each)."""
+against 0.728, for three times the crops a die (0.2 ms each)."""
 
 MIN_OWN_WIDTH = 8.0
 """A candidate's own width hint below this (frame pixels) is no die: its pips would be 1 px."""
@@ -234,8 +235,8 @@ def read_faces(image: Image, places: list[tuple[float, float, float, float]],
 def view_probabilities(image: Image, places: list[tuple[float, float, float, float]],
                        net: FaceNet) -> np.ndarray:
     """Class probabilities of each place at each of ``VIEW_WIDTHS``, as a (places, widths,
-    classes) array: each the mean of the network's answers on the crop's eight turns and
-    mirror images (a die has no up, and one view's quirk is outvoted by the others)."""
+    classes) array: each the mean of the network's answers on the crop's ``turns`` (a die
+    has no up, and one view's quirk is outvoted by the others)."""
     looks = [(x, y, size * k) for _, x, y, size in places for k in VIEW_WIDTHS]
     views = np.stack([v for square in crops(image, looks, net.px) for v in turns(square)])
     by_view = net.probabilities(views).reshape(len(places), len(VIEW_WIDTHS), -1, len(CLASSES))
