@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.bodies import read_bodies
+from vision.bodies import missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
+from vision.diemap import DieMap
 from vision.faces import FaceRead, best_reads
 from vision.profile import Profile, body_match
 from vision.uncalibrated import Networks, Seen, read_unknown_dice
@@ -68,8 +69,9 @@ def suppress_neighbours(reads: list[FaceRead], die_px: float) -> list[FaceRead]:
 class DiceReader:
     """Reads frames with one dice set's profile (or the default profile without calibration).
 
-    A calibrated set is read by its bodies (``bodies.py``), unless calibration found that the
-    face network reads it better (``calibration.py``). A set without a fuel symbol (or no
+    A calibrated set is read by its bodies (``bodies.py``), with the die map proposing the dice
+    the body masks missed, unless calibration found that the face network reads it better
+    (``calibration.py``). A set without a fuel symbol (or no
     profile at all) is read by the face network (``uncalibrated.py``) where the body path
     cannot read it; a calibrated set whose bodies do not stand out from the surface falls back
     to the pip-first reader, the one reader that knows the set's fuel symbol without the body
@@ -82,13 +84,16 @@ class DiceReader:
         self._look = None if self.profile.network_reads else self.profile.look()
         self._templates = pip_templates(self._look) if self._look else None
         self._nets = Networks.load() if self.profile.fuel is None else None
+        self._diemap = (self._nets.diemap if self._nets else DieMap()) if self._look else None
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Find and read the dice in a BGR frame of any size."""
-        if self._look is not None and self._templates is not None:
+        if self._look is not None and self._templates is not None and self._diemap is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
-                return self._reading(found)
+                return self._reading(
+                    found + missed_dice(image_bgr, found, self._look, self._templates,
+                                        self._diemap))
         if self._nets is not None:
             return self._reading(read_unknown_dice(image_bgr, self._nets))
         best: tuple[float, Frame, list[FaceRead]] | None = None

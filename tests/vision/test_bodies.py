@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.bodies import _apart, _evidence
+from vision.bodies import _apart, _evidence, missed_dice, read_bodies
 from vision.body_face import (
     CANON,
     GLARE_TWO,
@@ -23,9 +24,12 @@ from vision.body_learn import HAZE_LESS_TRIALS
 from vision.body_mask import die_masks
 from vision.body_split import die_rects
 from vision.calibration import calibrate
+from vision.diemap import DieMap
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
-from vision.render import write_dataset
+from vision.render import DiceStyle, render_roll, write_dataset
+
+from .helpers import calibrated_reader
 
 ORANGE = (24.0, 124.0, 216.0)
 """An orange body, BGR (the rendered hard set's seed 2024)."""
@@ -244,3 +248,22 @@ def test_a_two_under_glare_is_not_read_as_a_one_on_its_corner_pip(tmp_path: Path
     assert [d.face for d in line.dice].count("2") == 3
     for die in found:
         assert not (die.face == "1" and not die.uncertain), die
+
+
+def test_a_die_the_body_mask_misses_is_found_by_the_die_map() -> None:
+    """An orange 4 against the tray's wall, beside the printed planets of the galaxy mat: the
+    body mask loses it, the die map (which knows dice by their shape and pips, not by this
+    set's colours) finds it, and the set's own face reader reads it."""
+    style = DiceStyle.random(random.Random(12), conditions="hard")
+    reader = calibrated_reader(style, "hard")
+    scene = render_roll(["1", "4"], 207, style=style, conditions="hard")
+    look = reader.profile.look()
+    assert look is not None
+    templates = pip_templates(look)
+    bodies = read_bodies(scene.image, look, templates)
+    assert bodies is not None and [r.face for r in bodies] == ["1"]
+    found = missed_dice(scene.image, bodies, look, templates, DieMap())
+    four = next(d for d in scene.dice if d.face == "4")
+    assert [r.face for r in found] == ["4"]
+    assert np.hypot(found[0].x - four.x, found[0].y - four.y) < 0.2 * four.size
+    assert reader.read(scene.image).key == ("1", "4")

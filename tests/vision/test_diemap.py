@@ -19,6 +19,7 @@ from vision.diemap import (
     map_peaks,
     to_cell,
     work_input,
+    work_scale,
 )
 from vision.render import STANDARD_FACES, render_empty, render_roll
 from vision.uncalibrated import Networks
@@ -52,6 +53,20 @@ def test_the_frame_is_shrunk_to_the_working_side_and_padded(shape: tuple[int, in
         assert side % PAD_TO == 0
         assert 0 <= side - round(frame_side * scale) < PAD_TO
     assert abs(float(batch.mean())) < 0.05  # each channel less its mean
+
+
+@pytest.mark.parametrize(("shape", "die_px", "factor"),
+                         [((720, 1280), 100.0, 5), ((720, 1280), 63.0, 3), ((480, 640), 15.0, 1),
+                          ((1080, 1920), 20.0, 3), ((723, 1283), 100.0, 5)])
+def test_a_known_die_width_shrinks_the_frame_by_a_whole_factor(
+        shape: tuple[int, int], die_px: float, factor: int) -> None:
+    """Dice about 20 px wide, in a frame no longer than twice the working side (1920 px with
+    20 px dice: a third); the rows and columns short of a whole working pixel are left out."""
+    assert work_scale(shape, die_px) == 1 / factor
+    batch, scale = work_input(np.zeros((*shape, 3), np.uint8), die_px)
+    assert scale == 1 / factor
+    for side, frame_side in zip(batch.shape[2:], shape, strict=True):
+        assert side == -(-(frame_side // factor) // PAD_TO) * PAD_TO
 
 
 def test_a_peak_is_given_in_frame_pixels() -> None:
