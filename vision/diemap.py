@@ -53,8 +53,9 @@ class Peak(NamedTuple):
 
 def work_scale(shape: tuple[int, ...], die_px: float | None = None) -> float:
     """Working-frame pixels per frame pixel: the longest side shrunk to ``WORK_SIDE``, or,
-    where the die width ``die_px`` (frame pixels) is known, no more than to make that width
-    ``KNOWN_DIE_PX``."""
+    where the die width ``die_px`` (frame pixels) is known, shrunk by the whole factor that
+    brings that width nearest ``KNOWN_DIE_PX``, and by enough that the longest side is at most
+    twice ``WORK_SIDE``."""
     longest = max(shape[:2])
     if die_px is None:
         return WORK_SIDE / longest
