@@ -56,10 +56,14 @@ def work_scale(shape: tuple[int, ...], die_px: float | None = None) -> float:
     where the die width ``die_px`` (frame pixels) is known, shrunk by the whole factor that
     brings that width nearest ``KNOWN_DIE_PX``, and by enough that the longest side is at most
     twice ``WORK_SIDE``."""
-    longest = max(shape[:2])
     if die_px is None:
-        return WORK_SIDE / longest
-    return 1.0 / max(1, round(die_px / KNOWN_DIE_PX), math.ceil(longest / (2 * WORK_SIDE)))
+        return WORK_SIDE / max(shape[:2])
+    return 1.0 / whole_factor(shape, die_px)
+
+
+def whole_factor(shape: tuple[int, ...], die_px: float) -> int:
+    """The whole factor a frame of dice ``die_px`` wide is shrunk by (see ``work_scale``)."""
+    return max(1, round(die_px / KNOWN_DIE_PX), math.ceil(max(shape[:2]) / (2 * WORK_SIDE)))
 
 
 def normalised(image: np.ndarray) -> np.ndarray:
@@ -94,8 +98,8 @@ def work_input(image: np.ndarray, die_px: float | None = None) -> tuple[np.ndarr
     """The network's input for a frame, a (1, 3, h, w) batch, and the working scale (see
     ``work_scale``)."""
     scale = work_scale(image.shape, die_px)
-    if die_px is not None:  # a whole factor: the rows and columns short of one pixel are left out
-        factor = round(1 / scale)
+    if die_px is not None:  # the rows and columns short of one working pixel are left out
+        factor = whole_factor(image.shape, die_px)
         image = image[:image.shape[0] // factor * factor, :image.shape[1] // factor * factor]
     h, w = image.shape[:2]
     size = (max(1, round(w * scale)), max(1, round(h * scale)))

@@ -11,7 +11,8 @@ def load_session(path: Path, what: str) -> tuple[Any, str]:
 
     One thread: the batches are too small to share out, and the daemon's other threads keep
     the rest of the Pi. The runtime is imported here, not at the top of a module: it adds
-    24 MB to the process, and a calibrated MLEM set, the table's usual case, loads no network.
+    24 MB to the process, paid only where a network is loaded (every dice reader but the
+    pip-first one loads one; importing ``vision`` alone does not).
 
     :raises OSError: naming ``what`` when the file is missing.
     """
