@@ -19,6 +19,7 @@ from companion.events import Event, events_between
 from companion.games.mlem import (
     Game,
     GameConfig,
+    InvalidActionError,
     Phase,
     Roll,
     RulesError,
@@ -85,6 +86,22 @@ class Snapshot:
 
 class TableError(RulesError):
     """A command the table refuses (no game, nothing to undo, no roll to correct...)."""
+
+
+def _parse_roll(faces: list[str]) -> Roll:
+    """The roll `faces` name, read by the parser of typed and recorded rolls so that the record
+    holds the one canonical text of it.
+
+    :raises TableError: a face that is not one word naming an MLEM face.
+    """
+    if not all(len(face.split()) == 1 for face in faces):  # "2 2" must not become two dice
+        raise TableError(f"cannot correct the roll: each face must be one word, got {faces!r}")
+    try:
+        action = parse_action(" ".join(("roll", *faces)))
+    except InvalidActionError as exc:
+        raise TableError(f"cannot correct the roll: {exc}") from exc
+    assert isinstance(action, Roll)
+    return action
 
 
 class TableService:
@@ -287,7 +304,7 @@ class TableService:
     def _correct_roll(self, faces: list[str], source: str) -> Result:
         try:
             game_id, state = self._require_state()
-            roll = Roll(tuple(faces))
+            roll = _parse_roll(faces)
             history = [str(a) for a in state.history]
             index = max((i for i, a in enumerate(state.history) if isinstance(a, Roll)),
                         default=None)

@@ -116,6 +116,37 @@ def test_a_misread_roll_is_replaced(table: TableService) -> None:
     assert not table.correct_roll(["2", "6"]).ok
 
 
+def test_a_correction_is_recorded_in_canonical_form(table: TableService) -> None:
+    table.new_game(GameConfig(players=("Anna", "Ben")))
+    for kind in ("dice_x", "moon_x2"):
+        assert table.act(f"place {kind}").ok
+    assert table.act("roll 1 1 2 3 4 fuel").ok
+    result = table.correct_roll(["fuel", "4", "2", "3", "2", "2"])
+    assert result.ok, result.error
+    assert result.events[0].data["faces"] == ["2", "2", "2", "3", "4", "fuel"]
+    game_id = table.snapshot().game_id or 0
+    stored = table.store.game(game_id)
+    assert stored is not None
+    assert stored.actions[-1] == "roll 2 2 2 3 4 fuel"
+    assert replay(stored.actions, GameConfig(players=("Anna", "Ben"))) == table.state_copy()
+
+
+@pytest.mark.parametrize("faces", [["2", "2", "2", "3", "4", "6"], ["2 2", "2", "3", "4", "fuel"],
+                                   ["", "1", "2", "3", "4", "fuel"]])
+def test_an_unparseable_correction_changes_nothing(table: TableService, faces: list[str]) -> None:
+    table.new_game(GameConfig(players=("Anna", "Ben")))
+    for action in ("place dice_x", "place moon_x2", "roll 1 1 2 3 4 fuel"):
+        assert table.act(action).ok
+    before, version = table.state_copy(), table.snapshot().version
+    result = table.correct_roll(faces)
+    assert not result.ok
+    assert result.error is not None and "cannot correct the roll" in result.error
+    assert table.state_copy() == before
+    assert table.snapshot().version == version
+    stored = table.store.game(table.snapshot().game_id or 0)
+    assert stored is not None and stored.actions[-1] == "roll 1 1 2 3 4 fuel"
+
+
 def test_the_daemon_resumes_exactly_where_it_was(tmp_path: Path) -> None:
     first = TableService(Store(tmp_path / "t.db"))
     first.start()
