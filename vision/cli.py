@@ -1,28 +1,22 @@
-"""`companion vision ...`: read a photo, evaluate on a dataset, calibrate a dice set."""
+"""`companion vision ...`: read a photo, evaluate on a dataset, calibrate a dice set.
+
+Only the parser is here, and it imports nothing heavy: `companion` builds it for every command, and
+`board check` or `replay` must not load OpenCV and NumPy (nor fail where OpenCV is not installed).
+The bodies, in `vision.commands`, are imported when a vision command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import cv2
-import numpy as np
-
-from vision.calibration import calibrate, shows_fuel
-from vision.evaluate import calibration_shots, evaluate, load_dataset, read_image
-from vision.profile import LabelledDie, Profile
-from vision.reader import DiceReader, Reading
-
-FACES = ("1", "2", "3", "4", "5", "6", "fuel")
 
 
 def add_subparser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register ``vision`` with its ``read``, ``eval`` and ``calibrate`` subcommands."""
     vision = subparsers.add_parser("vision", help="read dice from photos, calibrate, evaluate")
     sub = vision.add_subparsers(dest="vision_command", required=True)
+    vision.set_defaults(handler=_run)
 
     read = sub.add_parser("read", help="print the dice seen in one image")
     read.add_argument("image", type=Path)
@@ -31,14 +25,12 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:  # type: igno
     read.add_argument("--annotate", type=Path, metavar="OUT.png",
                       help="write the image with each detection drawn")
     read.add_argument("--max-dice", type=int, default=6)
-    read.set_defaults(handler=_reporting(_read))
 
     ev = sub.add_parser("eval", help="score the reader on a dice-bench dataset (FORMAT.md)")
     ev.add_argument("dataset", type=Path)
     ev.add_argument("--profile", type=Path, help="skip calibration and use this profile")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.add_argument("--max-dice", type=int, default=64)
-    ev.set_defaults(handler=_reporting(_eval))
 
     cal = sub.add_parser("calibrate", help="learn a dice set from labelled shots")
     src = cal.add_mutually_exclusive_group(required=True)
@@ -51,146 +43,18 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:  # type: igno
     cal.add_argument("--faces", default="1,2,3,4,fuel",
                      help="faces to show with --camera (default: the MLEM faces)")
     cal.add_argument("--out", type=Path, required=True, help="profile file to write")
-    cal.set_defaults(handler=_reporting(_calibrate))
 
 
-Command = Callable[[argparse.Namespace], int]
-
-
-def _reporting(command: Command) -> Command:
-    """``command`` with a missing file, an unreadable image or a malformed profile reported in
-    one line (exit status 2) instead of a traceback."""
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return command(args)
-        except (OSError, ValueError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    return run
-
-
-def _load_profile(path: Path | None) -> Profile | None:
-    return Profile.load(path) if path else None
-
-
-def _reading_json(reading: Reading) -> dict[str, object]:
-    return {
-        "dice": [{"face": d.face, "x": round(d.x, 1), "y": round(d.y, 1),
-                  "size": round(d.size, 1), "confidence": d.confidence,
-                  "uncertain": d.uncertain} for d in reading.dice],
-        "key": list(reading.key),
-        "error": reading.error,
-    }
-
-
-def annotate(image: np.ndarray, reading: Reading) -> np.ndarray:
-    """A copy of ``image`` with a box, the face and the confidence drawn for each die."""
-    out = image.copy()
-    thick = max(1, round(min(image.shape[:2]) / 400))
-    for d in reading.dice:
-        colour = (0, 165, 255) if d.uncertain else (0, 200, 0)
-        h = d.size / 2
-        cv2.rectangle(out, (round(d.x - h), round(d.y - h)), (round(d.x + h), round(d.y + h)),
-                      colour, thick)
-        label = f"{d.face or '?'} {d.confidence:.2f}"
-        cv2.putText(out, label, (round(d.x - h), round(d.y - h) - 4), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.35 * thick + 0.1, colour, thick)
-    return out
-
-
-def _read(args: argparse.Namespace) -> int:
-    image = read_image(args.image)
-    reading = DiceReader(_load_profile(args.profile), max_dice=args.max_dice).read(image)
-    if args.annotate:
-        cv2.imwrite(str(args.annotate), annotate(image, reading))
-    if args.json:
-        print(json.dumps(_reading_json(reading)))
-    else:
-        for d in reading.dice:
-            flag = "  (uncertain)" if d.uncertain else ""
-            print(f"{d.face or '?':>4}  at ({d.x:.0f}, {d.y:.0f})  confidence {d.confidence:.2f}"
-                  f"{flag}")
-        print(f"roll: {' '.join(reading.key) or '(no dice)'}")
-        if reading.error:
-            print(f"error: {reading.error}")
-    return 1 if reading.error else 0
-
-
-def _eval(args: argparse.Namespace) -> int:
-    result = evaluate(args.dataset, _load_profile(args.profile), max_dice=args.max_dice)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key in ("images", "exact_match", "die_precision", "die_recall", "face_accuracy",
-                    "ms_per_image_median", "uncertain"):
-            print(f"{key:>22}: {result[key]}")
-    return 0
-
-
-def _single_die_shot(image: np.ndarray, face: str) -> tuple[np.ndarray, list[LabelledDie]]:
-    """A one-die photo labelled with ``face``: the die's position comes from the reader.
-
-    :raises ValueError: if the photo does not show exactly one die.
-    """
-    found = DiceReader(Profile(), max_dice=1).read(image)
-    if len(found.dice) != 1:
-        # a fuel face has no pips: fall back to the frame centre of the one blob there is
-        if face == "fuel" and not found.dice:
-            h, w = image.shape[:2]
-            return image, [LabelledDie(face, w / 2, h / 2)]
-        raise ValueError(f"expected one die in the photo, saw {len(found.dice)}")
-    d = found.dice[0]
-    return image, [LabelledDie(face, d.x, d.y)]
-
-
-def _face_of(path: Path) -> str:
-    face = path.stem.split("_")[0].lower()
-    if face not in FACES:
-        raise ValueError(f"{path.name}: name must start with one of {', '.join(FACES)}")
-    return face
-
-
-def _camera_shots(index: int, faces: Sequence[str]) -> list[tuple[np.ndarray,
-                                                                    list[LabelledDie]]]:
-    cam = cv2.VideoCapture(index)
-    if not cam.isOpened():
-        raise ValueError(f"cannot open camera {index}")
-    shots = []
+def _run(args: argparse.Namespace) -> int:
+    """Run the chosen command; a missing OpenCV, a missing file, an unreadable image or a
+    malformed profile is reported in one line (exit status 2) instead of a traceback."""
     try:
-        for face in faces:
-            input(f"Put one die under the camera showing {face!r}, then press Enter: ")
-            ok, frame = cam.read()
-            if not ok:
-                raise ValueError("the camera gave no frame")
-            shots.append(_single_die_shot(frame, face))
-    finally:
-        cam.release()
-    return shots
-
-
-def _calibrate(args: argparse.Namespace) -> int:
-    if args.dataset:
-        shots = calibration_shots(load_dataset(args.dataset))
-    elif args.images:
-        shots = [_single_die_shot(read_image(p), _face_of(p))
-                 for p in sorted(args.images.iterdir())
-                 if p.suffix.lower() in (".jpg", ".jpeg", ".png")]
-    else:
-        shots = _camera_shots(args.camera, args.faces.split(","))
-    if not shots:
-        print("no calibration shots found", file=sys.stderr)
+        from vision.commands import COMMANDS
+    except ImportError as exc:
+        print(f"error: companion vision needs OpenCV (the 'opencv' extra): {exc}", file=sys.stderr)
         return 2
-    profile = calibrate(shots)
-    profile.save(args.out)
-    fuel = "learned" if profile.fuel else "not learned" if shows_fuel(shots) else "not shown"
-    print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
-          f"fuel symbol {fuel}")
-    if profile.self_check is not None:
-        right, dice = profile.self_check
-        reader = "the face network" if profile.network_reads else "its body colour"
-        print(f"self-check: {right} of {dice} calibration dice read back right "
-              f"(less any seen that are not there); the set is read by {reader}")
-    warning = profile.calibration_warning()
-    if warning:
-        print(f"warning: {warning}")
-    return 0
+    try:
+        return COMMANDS[args.vision_command](args)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
