@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Union
 
-from companion.games.mlem import RuleOptions, RulesError, load_board, load_tokens
+from companion.games.mlem import GameConfig, RuleOptions, RulesError, load_board, load_tokens
 from companion.games.mlem.bots import BOTS
 from companion.games.mlem.game import END_TIMINGS, GOAL_CHECKS, VARIANTS
 
@@ -57,6 +57,12 @@ class GameSection:
     variants: list[str] = field(default_factory=list)
     rules: RuleOptions = field(default_factory=RuleOptions)
     """The switchable rulings (MLEM-SPEC section 8), straight from the rules core."""
+
+    def game_config(self) -> GameConfig:
+        """The game this table plays unless told otherwise: the one place where a game set up
+        with the buttons and one set up from a phone get their board, tokens and rules."""
+        return GameConfig(players=tuple(self.players), variants=frozenset(self.variants),
+                          board=self.board, tokens=self.tokens, rules=self.rules)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import random
+from dataclasses import replace
 from typing import Any
 
 import segno
@@ -244,11 +245,13 @@ def setup_options() -> Response:
     })
 
 
-def parse_setup(data: dict[str, Any], boards: tuple[str, ...]) -> tuple[GameConfig, tuple[
-        str, ...], frozenset[int]]:
-    """A setup body as (config, colours, bot seats).
+def parse_setup(data: dict[str, Any], defaults: GameConfig, boards: tuple[str, ...]
+                ) -> tuple[GameConfig, tuple[str, ...], frozenset[int]]:
+    """A setup body as (config, colours, bot seats): the configured `defaults` with what the body
+    names (players, starter, variants, board); tokens and rules are the config's alone.
 
-    :raises BadRequest: anything malformed (the rules core checks the rest).
+    :raises BadRequest: anything malformed, or a board not offered (the rules core checks the
+        rest).
     """
     players = data.get("players")
     if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
@@ -269,15 +272,15 @@ def parse_setup(data: dict[str, Any], boards: tuple[str, ...]) -> tuple[GameConf
             bots.add(seat)
         elif player.get("bot", False) is not False:
             raise BadRequest("'bot' must be true or false")
-    variants = data.get("variants", [])
+    variants = data.get("variants", list(defaults.variants))
     if not isinstance(variants, list) or not all(v in VARIANTS for v in variants):
         raise BadRequest(f"'variants' must be a list drawn from {list(VARIANTS)}")
-    board = data.get("board", boards[0])
-    if board not in boards:
+    board = data.get("board", defaults.board)
+    if "board" in data and board not in boards:
         raise BadRequest(f"'board' must be one of {list(boards)}")
-    starter = field_int(data, "starter", 0, 0, len(players) - 1)
-    config = GameConfig(players=tuple(names), starter=starter, variants=frozenset(variants),
-                        board=board)
+    starter = field_int(data, "starter", defaults.starter, 0, len(players) - 1)
+    config = replace(defaults, players=tuple(names), starter=starter,
+                     variants=frozenset(variants), board=board)
     return config, tuple(colours), frozenset(bots)
 
 
@@ -287,7 +290,7 @@ def new_game() -> tuple[Response, int]:
     """Start a new game (host only); the unfinished one stays in the store."""
     c = ctx()
     data = body()
-    config, colours, bots = parse_setup(data, c.settings.boards)
+    config, colours, bots = parse_setup(data, c.settings.setup_defaults, c.settings.boards)
     result = c.table.new_game(config)
     if not result.ok:
         return error(422, result.error or "refused", version=c.table.snapshot().version)

@@ -4,7 +4,7 @@ setup callback."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from companion.games.mlem import GameConfig
@@ -27,6 +27,9 @@ class WebSettings:
     boards: tuple[str, ...] = ("reconstruction",)
     """Boards offered in the setup wizard (names the daemon's config allows; never a path typed on
     a phone, so a phone cannot make the server read an arbitrary file)."""
+    setup_defaults: GameConfig = field(default_factory=lambda: GameConfig(players=()))
+    """The configured game a setup from a phone starts from (variants, board, tokens, rules); the
+    request overrides only what it names, so a phone plays the same rules as the buttons."""
     odds_enabled: bool = True
     heartbeat: float = 15.0
     """Seconds between SSE keep-alive comments (also how fast a vanished client is noticed)."""

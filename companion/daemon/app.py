@@ -112,9 +112,7 @@ class Daemon:
             self.camera.rearm()
 
     def default_game(self) -> GameConfig:
-        game = self.config.game
-        return GameConfig(players=tuple(game.players), variants=frozenset(game.variants),
-                          board=game.board, tokens=game.tokens, rules=game.rules)
+        return self.config.game.game_config()
 
     def _button_new_game(self) -> Result | None:
         """OK at idle (or after a game) starts a game with the configured players."""
@@ -169,10 +167,12 @@ class Daemon:
 
     def web_settings(self) -> dict[str, Any]:
         """What the web app is told: the address, the OLED mirror (demo), the hardware status,
-        and the setup callback that seats bots."""
+        the configured game a phone's setup starts from, and the setup callback that seats bots."""
         settings: dict[str, Any] = {
             "public_url": self.url,
             "hardware": self.status.as_dict,
+            "setup_defaults": self.default_game(),
+            "boards": (self.config.game.board,),
             "on_setup": self.on_setup,
         }
         if self.demo:

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from companion.games.mlem import GameConfig
+from companion.games.mlem import GameConfig, RuleOptions
 from hardware.base import ButtonEvent
 
 from .conftest import Rig, replay
+from .conftest import test_config as rig_config
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
@@ -145,3 +148,26 @@ def test_a_camera_reading_is_confirmed_with_ok(make_rig: Callable[..., Rig]) -> 
     assert stored is not None
     seq = daemon.store.active_seqs(stored.id)[-1]
     assert daemon.store.proof(stored.id, seq) is not None
+
+
+def test_a_phone_sets_up_the_configured_game_like_the_buttons(
+        make_rig: Callable[..., Rig], tmp_path: Path) -> None:
+    """Rules, tokens, board and variants of `[game]` reach a game set up from a phone too."""
+    from tests.web.conftest import Phone
+
+    mlem = Path(__file__).parents[2] / "companion" / "games" / "mlem"
+    board, tokens = tmp_path / "mat.toml", tmp_path / "tokens.toml"
+    for shipped, copy in (("boards", board), ("tokens", tokens)):
+        copy.write_bytes((mlem / shipped / "reconstruction.toml").read_bytes())
+    config = rig_config()
+    config = replace(config, game=replace(
+        config.game, board=str(board), tokens=str(tokens), variants=["ufo", "missions"],
+        rules=RuleOptions(end_timing="immediate", goal_check="landing_phase")))
+    daemon = make_rig(config, camera=False).daemon
+    phone = Phone(daemon.build_web_app().test_client(), daemon.pairing, "Host")
+    assert phone.get("/api/setup").get_json()["boards"] == [str(board)]
+    response = phone.post("/api/setup", {"players": [{"name": "Anna"}, {"name": "Ben"}]})
+    assert response.status_code == 201, response.get_json()
+    by_buttons = daemon.default_game()
+    assert by_buttons.rules.end_timing == "immediate" and by_buttons.tokens == str(tokens)
+    assert daemon.table.snapshot().setup == replace(by_buttons, players=("Anna", "Ben")).to_json()

@@ -6,17 +6,22 @@ Every response here is also validated against web/openapi.yaml by the conftest's
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.games.mlem import GameConfig, RuleOptions
 from companion.pairing import Pairing
 from companion.table import Reading, TableService
 from tests.web.conftest import Phone, play_to_end, random_roll, start_game
 from web import WebSettings, create_app
 from web.auth import TOKEN_COOKIE
+
+MLEM = Path(__file__).parents[2] / "companion" / "games" / "mlem"
 
 
 def version(table: TableService) -> int:
@@ -255,6 +260,29 @@ def test_setup_with_everything(host: Phone, table: TableService) -> None:
 def test_malformed_setups_are_400(host: Phone, table: TableService, body: dict[str, Any]) -> None:
     assert host.post("/api/setup", body).status_code == 400
     assert table.snapshot().game_id is None
+
+
+def test_a_setup_starts_from_the_configured_game(table: TableService, pairing: Pairing,
+                                                tmp_path: Path) -> None:
+    """Rules, tokens, board and variants come from the daemon's config unless the body names
+    them (a phone must not silently play other rules than a game set up on the Pi)."""
+    board, tokens = tmp_path / "mat.toml", tmp_path / "tokens.toml"
+    for shipped, copy in (("boards", board), ("tokens", tokens)):
+        copy.write_bytes((MLEM / shipped / "reconstruction.toml").read_bytes())
+    defaults = GameConfig(players=("X", "Y"), variants=frozenset({"ufo"}), board=str(board),
+                          tokens=str(tokens), rules=RuleOptions(end_timing="immediate",
+                                                                ufo_reshuffle=False))
+    app = create_app(table, pairing, settings=WebSettings(setup_defaults=defaults,
+                                                          boards=(str(board),)))
+    phone = Phone(app.test_client(), pairing, "Host")
+    assert phone.get("/api/setup").get_json()["boards"] == [str(board)]
+    players = [{"name": "Anna"}, {"name": "Ben"}]
+    assert phone.post("/api/setup", {"players": players}).status_code == 201
+    assert table.snapshot().setup == replace(defaults, players=("Anna", "Ben")).to_json()
+    assert phone.post("/api/setup", {"players": players, "variants": [], "starter": 1}
+                      ).status_code == 201
+    assert table.snapshot().setup == replace(defaults, players=("Anna", "Ben"), starter=1,
+                                             variants=frozenset()).to_json()
 
 
 def test_a_setup_the_rules_refuse_is_422(host: Phone, table: TableService) -> None:
