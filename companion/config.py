@@ -214,6 +214,9 @@ def load_config(path: Path) -> Config:
             data = tomllib.load(handle)
     except OSError as exc:
         raise ConfigError([f"cannot read: {exc.strerror}"], str(path)) from exc
+    except UnicodeDecodeError as exc:  # tomllib decodes the bytes before it parses them
+        raise ConfigError([f"not UTF-8 text ({exc.reason} at byte {exc.start}); save it as"
+                           " UTF-8"], str(path)) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"not valid TOML: {exc}"], str(path)) from exc
     return parse_config(data, str(path))

@@ -127,3 +127,22 @@ def test_illegal_action_json(mid_game: Path, capsys: pytest.CaptureFixture[str])
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(tmp_path / "nothing.json")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("key", "folder"), [("board", "boards"), ("tokens", "tokens")])
+def test_a_board_or_token_file_that_is_not_utf8(
+        mid_game: Path, tmp_path: Path, key: str, folder: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    latin1 = tmp_path / f"{key}.toml"
+    shipped = Path(__file__).parents[2] / "companion" / "games" / "mlem" / folder
+    latin1.write_bytes("# Café\n".encode("latin-1")
+                       + (shipped / "reconstruction.toml").read_bytes())
+    record = json.loads(mid_game.read_text("utf-8"))
+    record["setup"].update({key: str(latin1), "variants": ["ufo"]})
+    mid_game.write_text(json.dumps(record, indent=1), "utf-8")
+    assert main(["replay", str(mid_game)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and f"{key}.toml: not UTF-8 text" in lines[0], lines
+    assert lines[0].startswith(f"{mid_game}: line ")

@@ -20,6 +20,7 @@ from companion.config import (
 )
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
+SHIPPED_BOARDS = Path(__file__).resolve().parents[2] / "companion" / "games" / "mlem" / "boards"
 
 
 def keys(value: Any, prefix: str = "") -> set[str]:
@@ -88,6 +89,22 @@ def test_not_toml(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
     path.write_text("[web\nport = ")
     with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes("# Café\nlog_level = \"info\"\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=f"^{path}: not UTF-8 text"):
+        load_config(path)
+
+
+def test_a_board_that_is_not_utf8(tmp_path: Path) -> None:
+    board = tmp_path / "mat.toml"
+    board.write_bytes(b"# Caf\xe9\n" + (SHIPPED_BOARDS / "reconstruction.toml").read_bytes())
+    path = tmp_path / "config.toml"
+    path.write_text(f"[game]\nboard = {str(board)!r}\n", "utf-8")
+    with pytest.raises(ConfigError, match=r"game\.board / game\.tokens: mat\.toml: not UTF-8"):
         load_config(path)
 
 

@@ -264,8 +264,16 @@ def parse_board(data: dict[str, Any]) -> Board:
 
 
 def read_data_file(path: Path) -> dict[str, Any]:
-    """Parse a TOML or JSON data file; the suffix decides."""
-    text = path.read_text(encoding="utf-8")
+    """Parse a TOML or JSON data file; the suffix decides.
+
+    :raises BoardError: not UTF-8 text, not valid TOML/JSON, or not a table (naming the file).
+    :raises OSError: the file cannot be read.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise BoardError([f"{path.name}: not UTF-8 text ({exc.reason} at byte {exc.start});"
+                          " save it as UTF-8"]) from exc
     try:
         data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:

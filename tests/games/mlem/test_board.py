@@ -325,3 +325,23 @@ def test_board_check_malformed_and_missing_files(
     assert "not valid toml" in capsys.readouterr().out
     assert main(["board", "check", str(tmp_path / "nowhere.toml")]) == 1
     assert "cannot read" in capsys.readouterr().out
+
+
+def latin1_board(tmp_path: Path) -> Path:
+    """The shipped board saved by an editor in Latin-1, with an accent in a comment."""
+    path = tmp_path / "mat.toml"
+    path.write_bytes("# Café edition\n".encode("latin-1") + SHIPPED.read_bytes())
+    return path
+
+
+def test_a_file_that_is_not_utf8_is_a_board_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(BoardError, match=r"mat\.toml: not UTF-8 text"):
+        load_board(latin1_board(tmp_path))
+
+
+def test_board_check_a_file_that_is_not_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["board", "check", str(latin1_board(tmp_path))]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "mat.toml: not UTF-8 text" in lines[0], lines
