@@ -2,6 +2,11 @@
 
 "Use fuel x2 + 2 -> space 9", "Anna: land on moon M9a (5) or stay?": the same options everywhere,
 each carrying the action text the table submits when it is chosen.
+
+A prompt is built for one viewer (`companion.games.mlem.observation`): the table's snapshot holds
+the PUBLIC one, which the OLED shows to everyone, so it never names a secret mission. The deal
+has no options for anyone (the phones deal at random); a discard offers "Mission 1".."Mission 4"
+by slot, which the owner matches against the list on their phone.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from companion.games.mlem import (
 )
 from companion.games.mlem.board import COMET, GALAXY
 from companion.games.mlem.dice import FACES
+from companion.games.mlem.observation import PUBLIC, hand, sees_decision
 
 KIND_LABELS = {
     "satellite": "Satellite",
@@ -59,7 +65,9 @@ class Prompt:
     """What the table waits for: a title, who answers, and the options (none for a roll).
 
     `title` is English (the OLED shows it); `key` and `params` name the same title for the
-    phones' catalogs ("ask.land_or_stay" with the player and the targets).
+    phones' catalogs ("ask.land_or_stay" with the player and the targets). `sealed`: the viewer
+    may not see the decision, so the options' labels say nothing but their actions name secret
+    tokens; the buttons may submit them (they show labels only), a phone never gets them.
     """
 
     title: str
@@ -68,6 +76,7 @@ class Prompt:
     kind: str
     key: str = ""
     params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    sealed: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {"title": self.title, "seat": self.seat, "kind": self.kind, "key": self.key,
@@ -117,8 +126,8 @@ def move_label(state: State, move: Move) -> str:
     return f"Use {' + '.join(parts)} -> {where}" + (", keep dice" if move.keep else "")
 
 
-def option_for(state: State, action: Action) -> Option:
-    """The label a person reads for one legal action (and its catalog key for the phones)."""
+def option_for(state: State, action: Action, viewer: int | None = PUBLIC) -> Option:
+    """The label `viewer` reads for one legal action (and its catalog key for the phones)."""
     label: str
     key: str
     params: dict[str, Any] = {}
@@ -140,16 +149,21 @@ def option_for(state: State, action: Action) -> Option:
     elif isinstance(action, Crash):
         label, key = "Decline: the rocket crashes", "option.crash"
     elif isinstance(action, Discard):
-        target = next(t.target for t in state.game.tokens.missions if t.id == action.token)
-        label, key, params = f"Discard mission {target}", "option.discard", {"mission": target}
+        seat = state.current_player()
+        seen = hand(state, viewer, seat)[state.mission_hands[seat].index(action.token)]
+        if seen.target is None:
+            label, key, params = f"Mission {seen.slot}", "option.mission", {"slot": seen.slot}
+        else:
+            label, key = f"Discard mission {seen.target}", "option.discard"
+            params = {"mission": seen.target}
     else:
         label, key = str(action), "option.other"
         params = {"text": label}
     return Option(label, str(action), key, params)
 
 
-def prompt_for(state: State) -> Prompt:
-    """The prompt for the state's pending decision."""
+def prompt_for(state: State, viewer: int | None = PUBLIC) -> Prompt:
+    """The prompt for the state's pending decision as `viewer` (a seat, or PUBLIC) may see it."""
     names = state.game.config.players
     phase = state.phase
     if phase is Phase.GAME_OVER:
@@ -163,6 +177,10 @@ def prompt_for(state: State) -> Prompt:
         captain = names[seat]
         return Prompt(f"{captain}: roll {state.available} dice", seat, (), "roll", "ask.roll",
                       {"player": captain, "dice": state.available})
+    if state.is_chance_node() and not sees_decision(state, viewer):
+        # the deal: nobody may choose (or see) a draw, so a phone deals at random
+        return Prompt("Deal the missions: Draw on a phone", None, (), "draw", "ask.deal",
+                      sealed=True)
     if state.is_chance_node():
         draws = [a for a in state.legal_actions() if isinstance(a, Draw)]
         return Prompt(f"Reveal a token ({phase.value.replace('_', ' ')})", None,
@@ -170,7 +188,7 @@ def prompt_for(state: State) -> Prompt:
                             for a in draws), "draw", "ask.draw", {"phase": phase.value})
     seat = state.current_player()
     actions = state.legal_actions()
-    options = [option_for(state, action) for action in actions]
+    options = [option_for(state, action, viewer) for action in actions]
     who = names[seat]
     params: dict[str, Any] = {"player": who}
     if phase is Phase.CHOOSE:
@@ -190,4 +208,5 @@ def prompt_for(state: State) -> Prompt:
         title, key = f"{who}: where to land?", "ask.deep_space"
     else:
         title, key = f"{who}: discard a mission", "ask.discard"
-    return Prompt(title, seat, tuple(options), phase.value, key, params)
+    return Prompt(title, seat, tuple(options), phase.value, key, params,
+                  sealed=not sees_decision(state, viewer))

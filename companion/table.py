@@ -26,6 +26,7 @@ from companion.games.mlem import (
     State,
     parse_action,
 )
+from companion.games.mlem.observation import PUBLIC, observation
 from companion.prompts import Option, Prompt, prompt_for
 from companion.store import Store
 
@@ -57,7 +58,11 @@ class Result:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """An immutable picture of the table for every reader."""
+    """An immutable picture of the table for every reader: what the whole table may see.
+
+    `state` and `prompt` are the PUBLIC view (no secret mission in them but a sealed prompt's
+    action texts); a seat's own view is built from `TableService.state_copy()`.
+    """
 
     version: int
     game_id: int | None
@@ -357,7 +362,7 @@ class TableService:
         return Snapshot(
             version=self._version,
             game_id=self._game_id,
-            state=state.to_json() if state else None,
+            state=observation(state, PUBLIC) if state else None,
             prompt=self._prompt(state) if state else None,
             events=events,
             reading=self._reading,
@@ -367,7 +372,7 @@ class TableService:
         )
 
     def _prompt(self, state: State) -> Prompt:
-        prompt = prompt_for(state)
+        prompt = prompt_for(state, PUBLIC)
         reading = self._reading
         if reading is None or prompt.kind != "roll":
             return prompt

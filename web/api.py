@@ -16,8 +16,10 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.games.mlem import VARIANTS, GameConfig, Phase
 from companion.games.mlem.game import ASTRONAUT_KINDS, MAX_PLAYERS, MIN_PLAYERS
+from companion.games.mlem.observation import hand
 from companion.games.mlem.simulate import sample_draw
 from companion.pairing import Device, PairingError, PairingLocked
+from companion.prompts import Prompt, prompt_for
 from companion.table import Result
 
 from .auth import (
@@ -35,7 +37,6 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 MAX_STEPS = 100
 MAX_ACTION_LENGTH = 200
-PRIVATE_KINDS = frozenset({"discard_mission"})
 DECISION_KINDS = frozenset({"place", "choose", "landing", "parachute", "deep_space",
                             "discard_mission"})
 COOKIE_AGE = 30 * 24 * 3600
@@ -115,12 +116,17 @@ def may_see_private(c: WebContext, device: Device | None, seat: int) -> bool:
     return holder.id == device.id if holder else device.is_host
 
 
-def may_answer(c: WebContext, device: Device, seat: int | None, kind: str) -> bool:
-    """Whose decision it is: the phone holding the seat; free seats are anyone's (bots: host)."""
-    if seat is None or kind not in DECISION_KINDS:
-        return True  # rolls and token reveals: whoever enters them
-    if kind in PRIVATE_KINDS:
+def may_answer(c: WebContext, device: Device, prompt: Prompt) -> bool:
+    """Whose decision it is: the phone holding the seat; free seats are anyone's (bots: host).
+
+    A sealed decision (the rules core hides it from the table) only for a phone that may see
+    its seat's secrets.
+    """
+    seat = prompt.seat
+    if prompt.sealed and seat is not None:
         return may_see_private(c, device, seat)
+    if seat is None or prompt.kind not in DECISION_KINDS:
+        return True  # rolls and token reveals: whoever enters them
     holder = c.pairing.seat_holders().get(seat)
     if holder is not None:
         return holder.id == device.id or device.is_host
@@ -129,24 +135,34 @@ def may_answer(c: WebContext, device: Device, seat: int | None, kind: str) -> bo
     return True
 
 
+def seat_prompt(c: WebContext, prompt: Prompt) -> Prompt | None:
+    """A sealed prompt as its own seat sees it (missions named); None if the table moved on."""
+    state = c.table.state_copy()
+    if state is None or prompt.seat is None:
+        return None
+    own = prompt_for(state, prompt.seat)
+    same = [o.action for o in own.options] == [o.action for o in prompt.options]
+    return own if same and own.kind == prompt.kind else None
+
+
 @api.get("/actions")
 def actions() -> Response:
-    """The pending prompt with its options; private options only for the phone entitled to them."""
+    """The pending prompt; a sealed one's options only for the phone that may see its seat's."""
     c = ctx()
     snapshot = c.table.snapshot()
     prompt = snapshot.prompt
     device = current_device()
-    data: dict[str, Any] | None = prompt.to_json() if prompt else None
-    private = False
-    dealing = (snapshot.state or {}).get("phase") == "deal_missions"
-    if prompt and data and (prompt.kind in PRIVATE_KINDS or dealing):
-        private = prompt.seat is not None and may_see_private(c, device, prompt.seat)
-        if not private:
-            data["options"] = []
+    shown = prompt
+    if prompt and prompt.sealed and prompt.seat is not None and may_see_private(
+            c, device, prompt.seat):
+        shown = seat_prompt(c, prompt) or prompt
+    data: dict[str, Any] | None = shown.to_json() if shown else None
+    if shown and data and shown.sealed:
+        data["options"] = []
     may_act = bool(prompt and device and prompt.kind != "game_over"
-                   and may_answer(c, device, prompt.seat, prompt.kind))
+                   and may_answer(c, device, prompt))
     return jsonify({"version": snapshot.version, "prompt": data, "may_act": may_act,
-                    "private": private})
+                    "private": shown is not prompt})
 
 
 # ------------------------------------------------------------------------------ acting
@@ -167,8 +183,10 @@ def submit_action() -> tuple[Response, int]:
     prompt = snapshot.prompt
     if prompt is None:
         return error(409, "no game in progress: set one up first", version=snapshot.version)
-    if not may_answer(c, device, prompt.seat, prompt.kind):
+    if not may_answer(c, device, prompt):
         return error(403, "it is another player's decision", version=snapshot.version)
+    if prompt.sealed and prompt.seat is None:
+        return error(403, "the missions are dealt unseen: use Draw", version=snapshot.version)
     if text == "confirm":
         return outcome(c.table.confirm_reading(source(device)))
     if text == "reject":
@@ -347,9 +365,8 @@ def me() -> Response:
         state = c.table.state_copy()
         if state is not None and state.game.has("missions") and device.seat < len(
                 state.mission_hands):
-            targets = {t.id: t.target for t in state.game.tokens.missions}
-            hand = state.mission_hands[device.seat]
-            missions = [{"id": tid, "target": targets.get(tid, "?")} for tid in hand]
+            missions = [{"slot": m.slot, "id": m.token, "target": m.target}
+                        for m in hand(state, device.seat, device.seat)]
     return jsonify({"paired": True, "device": device_json(device), "csrf": device.csrf,
                     "missions": missions})
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from companion.games.mlem import Board, Phase, Roll, RulesError, State, load_board
+from companion.games.mlem import Board, Roll, RulesError, State, load_board
 from companion.games.mlem.scoring import planet_ranking
 from companion.table import Snapshot
 
@@ -30,8 +30,6 @@ PALETTE: dict[str, str] = {
     "black": "#000000",
 }
 SYMBOLS = ("●", "▲", "■", "◆", "★")
-PRIVATE_PHASES = (Phase.DEAL_MISSIONS.value, Phase.DISCARD_MISSION.value)
-"""While missions are dealt and discarded, options and legal actions name secret tokens."""
 
 
 @dataclass
@@ -80,14 +78,11 @@ def board_json(name: str) -> dict[str, Any]:
 
 
 def public_snapshot(snapshot: Snapshot) -> dict[str, Any]:
-    """The snapshot anyone on the LAN may see: secret missions redacted."""
+    """The snapshot anyone on the LAN may see: the table's public view (the rules core's
+    observation), less a sealed prompt's options, whose actions name secret missions."""
     data = snapshot.to_json()
-    state = data.get("state")
-    if state and state.get("phase") in PRIVATE_PHASES:
-        # copies: the snapshot's own dicts are shared with every other reader
-        data["state"] = {**state, "legal_actions": []}
-        if data.get("prompt"):
-            data["prompt"] = {**data["prompt"], "options": []}
+    if snapshot.prompt is not None and snapshot.prompt.sealed:
+        data["prompt"] = {**data["prompt"], "options": []}
     return data
 
 

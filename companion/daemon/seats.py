@@ -124,7 +124,12 @@ class BotSeats:
             state = self.table.state_copy()
             if state is None or not state.is_chance_node():
                 return False
-            return self._choose(snapshot, prompt, str(sample_draw(state, self.rng)))
+            action = str(sample_draw(state, self.rng))
+            if prompt.sealed:  # the missions deal: unseen, so drawn like a phone's Draw
+                result = self.table.act(action, "phone:draw")
+                self._ack(action, result)
+                return result.ok
+            return self._choose(snapshot, prompt, action)
         if not self.plays(prompt.seat):
             return False
         state = self.table.state_copy()

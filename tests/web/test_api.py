@@ -379,6 +379,41 @@ def test_secret_missions_are_dealt_and_discarded_privately(
     assert client.get("/api/me").get_json()["missions"] is None
 
 
+def test_the_owner_reads_missions_by_slot_the_table_only_their_numbers(
+        host: Phone, guest: Phone, client: FlaskClient, table: TableService) -> None:
+    """The seat's view (rules core observation) names its missions; the public view and the
+    OLED's prompt only slots, until the game is over."""
+    start_game(host, 2, variants=("missions",))
+    assert guest.post("/api/seat", {"seat": 1}).status_code == 200
+    assert host.post("/api/seat", {"seat": 0}).status_code == 200
+    state = table.state_copy()
+    assert state is not None
+    before = version(table)
+    chosen = host.post("/api/actions", {"action": f"draw {state.draw_pile()[0]}"})
+    assert chosen.status_code == 403 and version(table) == before, "nobody picks a mission"
+    assert host.post("/api/draw").status_code == 200
+    hand = host.get("/api/me").get_json()["missions"]
+    assert [m["slot"] for m in hand] == [1, 2, 3, 4]
+    mine = host.get("/api/actions").get_json()["prompt"]["options"]
+    assert [o["params"]["mission"] for o in mine] == [m["target"] for m in hand]
+    oled = table.snapshot().prompt
+    assert oled is not None and oled.sealed
+    assert [o.label for o in oled.options] == ["Mission 1", "Mission 2", "Mission 3", "Mission 4"]
+    assert [o.action for o in oled.options] == [o["action"] for o in mine]
+    public = client.get("/api/state").get_json()["state"]
+    assert public["missions"] == [[{"slot": n, "token": None, "target": None}
+                                   for n in range(1, 5)]] * 2
+    assert [p["score"]["missions"] for p in public["players"]] == [None, None]
+    assert guest.post("/api/seat", {"seat": None}).status_code == 200
+    assert host.post("/api/seat", {"seat": None}).status_code == 200
+    play_to_end(host, table)
+    final = client.get("/api/state").get_json()["state"]
+    state = table.state_copy()
+    assert state is not None
+    assert [[m["token"] for m in kept] for kept in final["missions"]] == state.mission_hands
+    assert [p["score"]["total"] for p in final["players"]] == state.returns()
+
+
 def test_exploration_and_ufo_draws(host: Phone, table: TableService) -> None:
     start_game(host, 2, variants=("ufo", "exploration"))
     for _ in range(10):

@@ -283,7 +283,8 @@ function renderMissions(view) {
   const list = me.missions;
   show($("missions"), !!(list && list.length));
   if (!list) return;
-  replace($("mission-list"), list.map((m) => el("li", { text: `${m.id}: ${m.target}` })));
+  // numbered by slot: the table's screen names them only as "Mission 1", "Mission 2", ...
+  replace($("mission-list"), list.map((m) => el("li", { text: `${m.slot}. ${m.target} (${m.id})` })));
 }
 
 function renderStatus(view) {
@@ -384,7 +385,7 @@ function scoreTable(view, final) {
       parts.map((p) => el("th", { text: t(`scores.${p}`) })), el("th", { text: t("scores.total") }))),
     el("tbody", {}, view.state.players.map((p) => el("tr", { class: final && winners.includes(p.seat) ? "winner" : null },
       el("td", {}, chip(seatOf(view, p.seat))),
-      parts.map((part) => el("td", { text: String(p.score[part]) })),
+      parts.map((part) => el("td", { text: p.score[part] === null ? "?" : String(p.score[part]) })),
       el("td", {}, el("strong", { text: String(p.score.total) }))))));
 }
 

@@ -11,6 +11,7 @@ Where a rule lives:
 - travel.py    units of a roll, legal moves, why a move is illegal
 - landing.py   landing targets, +/-1, deep space
 - scoring.py   goals, planet majorities, missions, winners
+- observation.py  what each seat (or the whole table) may see: the secret missions
 - odds.py      exact crash and reach probabilities of the next roll
 - record.py    the versioned game record (JSON) and replay
 - bots.py      seat-filling bots; simulate.py: seeded simulated games

@@ -677,7 +677,11 @@ class State:
         return {goal: self.goals.get(goal) for goal in GOALS}
 
     def to_json(self) -> dict[str, Any]:
-        """Everything the web page shows, as plain JSON types (mission hands stay private)."""
+        """The state as plain JSON types, as someone who may see everything sees it (a replay).
+
+        What a person at the table may see is `observation.observation`: this less the others'
+        secret missions (legal discards, mission points).
+        """
         game = self.game
         names = game.config.players
         scores = self.scores()
