@@ -221,23 +221,28 @@ def write_dataset(
     width: int = REFERENCE_WIDTH,
     height: int = REFERENCE_HEIGHT,
     calibration_shots: int = 2,
+    shot_per_face: bool = False,
 ) -> Path:
     """Write a dice-bench dataset (FORMAT.md): calibration shots, then ``count`` test photos.
 
     One dice set (style) is used throughout, as with a real owner's dice; the die size varies by
-    a few percent between photos. Each calibration shot shows every distinct face once.
-    Returns the path of ``labels.jsonl``.
+    a few percent between photos. Each calibration shot shows every distinct face once, or with
+    ``shot_per_face`` one die per shot, one shot per distinct face (``calibration_shots`` is
+    then ignored). Returns the path of ``labels.jsonl``.
     """
     rng = random.Random(seed)
     style = DiceStyle.random(rng, conditions=conditions)
     distinct = list(dict.fromkeys(MLEM_FACES if mlem else STANDARD_FACES))
+    if shot_per_face:
+        calibration_shots = len(distinct)
     (folder / "img").mkdir(parents=True, exist_ok=True)
     lines = []
     for i in range(calibration_shots + count):
         calibration = i < calibration_shots
-        faces = rng.sample(distinct, len(distinct)) if calibration else random_faces(
-            rng, rng.randint(1, MAX_DICE), mlem=mlem
-        )
+        if calibration:
+            faces = [distinct[i]] if shot_per_face else rng.sample(distinct, len(distinct))
+        else:
+            faces = random_faces(rng, rng.randint(1, MAX_DICE), mlem=mlem)
         shot_style = replace(style, size=style.size * rng.uniform(0.93, 1.07))
         scene = render_roll(faces, rng.randrange(2**31), width=width, height=height,
                             conditions=conditions, style=shot_style)
