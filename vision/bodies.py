@@ -20,7 +20,9 @@ Every size is a fraction of the die width; no per-pixel Python loops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -135,22 +137,39 @@ def _read_at_width(image: np.ndarray, look: Look, templates: Templates, die: flo
     return out, (seen / scale if seen is not None else None)
 
 
-def missed_dice(image: np.ndarray, found: list[BodyRead], look: Look, templates: Templates,
+class Placed(Protocol):
+    """A die already found, by either path: its centre and width in frame pixels."""
+
+    @property
+    def x(self) -> float: ...
+    @property
+    def y(self) -> float: ...
+    @property
+    def size(self) -> float: ...
+
+
+def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, templates: Templates,
                 diemap: DieMap) -> list[BodyRead]:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
-    pips): the die map's peaks away from every die found, each read like any die of the set at
-    every turn of ``MISSED_TURNS``, kept where the surest reading is sure enough. The map knows
-    dice by their shape and pips, not by this set's colours, so it sees what the mask lost."""
+    pips): the die map's peaks away from every die found, each read like any die of the set
+    (``surest_read``), kept where that reading is sure enough. The map knows dice by their
+    shape and pips, not by this set's colours, so it sees what the mask lost."""
     h, w = image.shape[:2]
     die = float(np.median([r.size for r in found])) if found else look.die_frac * min(h, w)
     extra: list[BodyRead] = []
     for peak in diemap.peaks(image, MISSED_PEAK, die):
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)
-               for r in found + extra):
+               for r in [*found, *extra]):
             continue
-        reads = [read_die(image, (peak.x, peak.y), die, turn, look, templates)
-                 for turn in MISSED_TURNS]
-        best = max((r for r in reads if r is not None), key=lambda r: r.confidence, default=None)
+        best = surest_read(image, (peak.x, peak.y), die, look, templates)
         if best is not None and best.confidence >= MISSED_SURE:
             extra.append(best)
     return extra
+
+
+def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look: Look,
+                templates: Templates) -> BodyRead | None:
+    """A die found without a turn (by the die map or the face network) read with the set's own
+    templates at every turn of ``MISSED_TURNS``: the surest reading, None if none reads."""
+    reads = [read_die(image, centre, die, turn, look, templates) for turn in MISSED_TURNS]
+    return max((r for r in reads if r is not None), key=lambda r: r.confidence, default=None)

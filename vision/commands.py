@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.calibration import calibrate, shows_fuel
 from vision.evaluate import calibration_shots, evaluate, load_dataset, read_image
+from vision.network_fuel import fuel_known
 from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader, Reading
 
@@ -135,7 +136,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 2
     profile = calibrate(shots)
     profile.save(args.out)
-    fuel = "learned" if profile.fuel else "not learned" if shows_fuel(shots) else "not shown"
+    learned = profile.fuel or fuel_known(profile.look())
+    fuel = "learned" if learned else "not learned" if shows_fuel(shots) else "not shown"
     print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
           f"fuel symbol {fuel}")
     if profile.self_check is not None:

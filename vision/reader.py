@@ -12,6 +12,7 @@ from vision.body_face import BodyRead, pip_templates
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.diemap import DieMap
 from vision.faces import FaceRead, best_reads
+from vision.network_fuel import fuel_known, with_fuel
 from vision.profile import Profile, body_match
 from vision.uncalibrated import Networks, Seen, read_unknown_dice
 
@@ -71,20 +72,23 @@ class DiceReader:
 
     A calibrated set is read by its bodies (``bodies.py``), with the die map proposing the dice
     the body masks missed, unless calibration found that the face network reads it better
-    (``calibration.py``). A set without a fuel symbol (or no
-    profile at all) is read by the face network (``uncalibrated.py``) where the body path
-    cannot read it; a calibrated set whose bodies do not stand out from the surface falls back
-    to the pip-first reader, the one reader that knows the set's fuel symbol without the body
-    path.
+    (``calibration.py``). With no profile, dice are read by the face network
+    (``uncalibrated.py``). A calibrated set whose bodies do not stand out from the surface in a
+    frame is read by the network too, which reads the set's fuel symbol with the set's own
+    templates (``network_fuel.py``); a set whose symbol the body path never learned falls back
+    to the pip-first reader, the one reader that knows the symbol without the body path.
     """
 
     def __init__(self, profile: Profile | None = None, *, max_dice: int = 6) -> None:
         self.profile = profile or Profile()
         self.max_dice = max_dice
-        self._look = None if self.profile.network_reads else self.profile.look()
-        self._templates = pip_templates(self._look) if self._look else None
-        self._nets = Networks.load() if self.profile.fuel is None else None
-        self._diemap = (self._nets.diemap if self._nets else DieMap()) if self._look else None
+        look = self.profile.look()
+        self._look = None if self.profile.network_reads else look
+        self._templates = pip_templates(look) if look else None
+        self._fuel_look = look if fuel_known(look) else None
+        self._nets = (Networks.load() if self.profile.fuel is None or self._fuel_look
+                      else None)
+        self._diemap = (self._nets.diemap if self._nets else DieMap()) if look else None
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Find and read the dice in a BGR frame of any size."""
@@ -95,7 +99,11 @@ class DiceReader:
                     found + missed_dice(image_bgr, found, self._look, self._templates,
                                         self._diemap))
         if self._nets is not None:
-            return self._reading(read_unknown_dice(image_bgr, self._nets))
+            seen = read_unknown_dice(image_bgr, self._nets)
+            if self._fuel_look is not None and self._templates is not None:
+                return self._reading(with_fuel(image_bgr, seen, self._fuel_look,
+                                               self._templates, self._nets.diemap))
+            return self._reading(seen)
         best: tuple[float, Frame, list[FaceRead]] | None = None
         for die_frame in die_size_candidates(image_bgr):
             frame = prepare(image_bgr, die_frame)

@@ -1,0 +1,55 @@
+"""The fuel symbol on the face network's path: the network knows only pip faces, so a calibrated
+MLEM set's own fuel templates (``body_face.py``) say which of its dice show the symbol.
+
+The network reads a calibrated MLEM set where the body path cannot read a frame (the body colour
+covers it) and wherever a profile says the network reads the set. Read by the network alone, a
+fuel face is taken for a 1 (the symbol is one dark blot near the middle: 22 of 23 fuel dice it
+found on 40 rendered MLEM rolls) or turned down as no die (17 of 40). So each die the network
+reads as a 1, or reads unsure, is read again with the set's templates, and the die map's peaks
+the network turned down are read the same way; a sure fuel reading wins. Only "fuel" is taken
+from the templates: the pip faces stay the network's. With the templates, the network read 20
+to 30 of 32 fuel dice right on six rendered MLEM sets (twenty rolls each, three in each light).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.bodies import missed_dice, surest_read
+from vision.body_face import BodyRead, Look, Templates
+from vision.diemap import DieMap
+from vision.uncalibrated import Seen
+
+FUEL = "fuel"
+FUEL_SURE = 0.45
+"""A die is read as the fuel symbol when the set's templates say so at least this sure (the
+bar the body path keeps a die the map found with, ``bodies.MISSED_SURE``)."""
+ASK_AGAIN_BELOW = 0.6
+"""A network reading less sure than this is read again with the templates, whatever its face
+(the table asks a person about such a die anyway: ``reader.UNCERTAIN_BELOW``)."""
+
+
+def with_fuel(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
+              diemap: DieMap) -> list[Seen | BodyRead]:
+    """The network's dice with the fuel faces among them read as fuel, and the fuel dice the
+    network turned down added."""
+    out: list[Seen | BodyRead] = [
+        _fuel_or(s, image, look, templates) if s.face == "1" or s.confidence < ASK_AGAIN_BELOW
+        else s for s in seen]
+    turned_down = missed_dice(image, out, look, templates, diemap)
+    return out + [r for r in turned_down if r.face == FUEL and r.confidence >= FUEL_SURE]
+
+
+def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates) -> Seen | BodyRead:
+    """The die read as fuel if the set's templates are sure of it, else as the network read it."""
+    read = surest_read(image, (die.x, die.y), die.size, look, templates)
+    if read is not None and read.face == FUEL and read.confidence >= FUEL_SURE:
+        return read
+    return die
+
+
+def fuel_known(look: Look | None) -> bool:
+    """Did calibration learn this set's fuel symbol?"""
+    return look is not None and bool(look.fuel)
