@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Raspberry Pi OS Bookworm ships these from apt (python3-opencv, python3-numpy, python3-pil):
 # the vision and hardware code is tested against them too, in a second environment.
 PI_VENV ?= .venv-pi
-PI_PINS := numpy==1.24.4 opencv-python-headless==4.6.0.66 Pillow==9.4.0
+PI_PINS := numpy==1.24.4 opencv-python-headless==4.6.0.66 Pillow==9.4.0 threadpoolctl==3.1.0
 
 .PHONY: run test test-fast test-pi-versions lint bench clean
 

@@ -1,12 +1,13 @@
 """Does calibration ever read a standard dice set worse than no calibration? (issue 20)
 
 For each rendered set of standard dice, the owner's calibration shots are one photo per face,
-one die each. The reader is calibrated on every subset of them (``--subsets all``) or on the
-singles, a few pairs and all six (the default), and each calibrated reader reads the set's test
-photos; so does the reader without calibration. Reported: per set, the exact match without
-calibration, the least and mean with it, which reader calibration chose, and over all sets the
-largest loss. dice-real is calibrated on every subset of three training photos (25 dice of many
-designs) and read on its 50 unseen photos.
+one die each ("per-face"), or two photos each showing every face once ("two-shots", as
+``write_dataset`` writes them). The reader is calibrated on every subset of them (``--subsets
+all``) or on the singles, a few pairs and all of them (the default), and each calibrated reader
+reads the set's test photos; so does the reader without calibration. Reported: per set, the
+exact match without calibration, the least and mean with it, which reader calibration chose,
+and over all sets the largest loss. dice-real is calibrated on every subset of three training
+photos (25 dice of many designs) and read on its 50 unseen photos.
 
     .venv/bin/python bench/calibration_bench.py [--sets 6] [--count 25] [--subsets all]
 """
@@ -43,7 +44,7 @@ def subsets(n: int, every: bool) -> list[tuple[int, ...]]:
     if every:
         return [c for k in range(1, n + 1) for c in combinations(range(n), k)]
     pairs = random.Random(n).sample(list(combinations(range(n), 2)), min(3, n * (n - 1) // 2))
-    return [(i,) for i in range(n)] + pairs + [tuple(range(n))]
+    return list(dict.fromkeys([(i,) for i in range(n)] + pairs + [tuple(range(n))]))
 
 
 def losses(lines: list[Line], test: list[Line], picks: list[tuple[int, ...]]
@@ -73,15 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for conditions in ("normal", "hard"):
             for seed in range(201, 201 + args.sets):
-                folder = Path(tmp) / f"{conditions}{seed}"
-                write_dataset(folder, args.count, seed, conditions=conditions, mlem=False,
-                              shot_per_face=True)
-                lines = load_dataset(folder)
-                test = [line for line in lines if line.split == "test"]
-                results[f"standard-{conditions}{seed}"] = losses(
-                    lines, test, subsets(6, args.subsets == "all"))
-                print(f"standard-{conditions}{seed}", results[f"standard-{conditions}{seed}"],
-                      flush=True)
+                for per_face in (True, False):
+                    name = f"standard-{conditions}{seed}-{'per-face' if per_face else 'two-shots'}"
+                    folder = Path(tmp) / name
+                    write_dataset(folder, args.count, seed, conditions=conditions, mlem=False,
+                                  shot_per_face=per_face)
+                    lines = load_dataset(folder)
+                    test = [line for line in lines if line.split == "test"]
+                    shots = sum(line.split == "calibration" for line in lines)
+                    results[name] = losses(lines, test, subsets(shots, args.subsets == "all"))
+                    print(name, results[name], flush=True)
     if DICE_REAL.exists():
         lines = load_dataset(DICE_REAL)
         named = [replace(line, split="calibration") for name in DICE_REAL_CALIBRATION

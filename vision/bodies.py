@@ -27,7 +27,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.body_face import BodyRead, Look, Templates, read_die
+from vision.body_face import BodyRead, Look, Templates, read_at, read_die
 from vision.body_mask import coarse, die_masks
 from vision.body_split import die_rects, seen_die_width
 from vision.diemap import DieMap
@@ -53,7 +53,12 @@ MISSED_SURE = 0.45
 not yet shrunk by a whole factor) a patch of the bench's busy mat passed as a die in one roll
 of 200 in hard light; from 0.3 to 0.6, 20 other hard sets read the same within a roll in 500."""
 MISSED_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
-"""Turns a missed die's face is read at (degrees): the map gives no turn, and the surest wins."""
+"""Turns a missed die's face is read at (degrees): the map gives no turn, and the surest wins.
+Each turn is read once (``read_at``): ``read_die``'s own further turns, for a blob whose turn
+was off, would read each place four times over for turns this sweep already covers."""
+MISSED_LOOKS = 8
+"""Most peaks looked at, strongest first: a roll has at most six dice, and a frame of another
+dice set (its bodies unknown to the mask) had up to 20 peaks, each costing about 30 ms."""
 
 
 def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
@@ -157,7 +162,8 @@ def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, template
     h, w = image.shape[:2]
     die = float(np.median([r.size for r in found])) if found else look.die_frac * min(h, w)
     extra: list[BodyRead] = []
-    for peak in diemap.peaks(image, MISSED_PEAK, die):
+    peaks = sorted(diemap.peaks(image, MISSED_PEAK, die), key=lambda p: -p.score)
+    for peak in peaks[:MISSED_LOOKS]:
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)
                for r in [*found, *extra]):
             continue
@@ -171,5 +177,5 @@ def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look
                 templates: Templates) -> BodyRead | None:
     """A die found without a turn (by the die map or the face network) read with the set's own
     templates at every turn of ``MISSED_TURNS``: the surest reading, None if none reads."""
-    reads = [read_die(image, centre, die, turn, look, templates) for turn in MISSED_TURNS]
+    reads = [read_at(image, centre, die, turn, look, templates) for turn in MISSED_TURNS]
     return max((r for r in reads if r is not None), key=lambda r: r.confidence, default=None)

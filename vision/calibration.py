@@ -57,6 +57,12 @@ def calibrate(shots: Iterable[Shot]) -> Profile:
     return replace(network, self_check=(_read_back_by(DiceReader(network), shots), dice))
 
 
+def add_set(household: Profile, shots: Iterable[Shot]) -> Profile:
+    """A household's profile with one more dice set, calibrated on that set's own shots (a
+    household may own two sets and play with either without calibrating again)."""
+    return replace(household, more_sets=(*household.more_sets, calibrate(shots)))
+
+
 def held_out(shots: Sequence[Shot]) -> tuple[int, int]:
     """(body path, network): the score each reads the shots with (``read_back``), each shot
     read by a body path learned from the other shots only (a shot the others cannot teach a

@@ -43,6 +43,9 @@ def add_subparser(subparsers: argparse._SubParsersAction) -> None:  # type: igno
     cal.add_argument("--faces", default="1,2,3,4,fuel",
                      help="faces to show with --camera (default: the MLEM faces)")
     cal.add_argument("--out", type=Path, required=True, help="profile file to write")
+    cal.add_argument("--add", action="store_true",
+                     help="add this dice set to the household profile at --out (another set "
+                          "of the same household) instead of replacing it")
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import calibrate, shows_fuel
+from vision.calibration import add_set, calibrate, shows_fuel
 from vision.evaluate import calibration_shots, evaluate, load_dataset, read_image
 from vision.network_fuel import fuel_known
 from vision.profile import LabelledDie, Profile
@@ -134,8 +134,11 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not shots:
         print("no calibration shots found", file=sys.stderr)
         return 2
-    profile = calibrate(shots)
+    profile = add_set(Profile.load(args.out), shots) if args.add else calibrate(shots)
     profile.save(args.out)
+    if profile.more_sets:
+        print(f"{args.out} now holds {len(profile.sets())} dice sets; the one just added:")
+        profile = profile.more_sets[-1]
     learned = profile.fuel or fuel_known(profile.look())
     fuel = "learned" if learned else "not learned" if shows_fuel(shots) else "not shown"
     print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,8 +20,9 @@ from vision.body_learn import learn
 from vision.detect import Image, Spot, estimate_die_px, prepare
 
 Lab = tuple[float, float, float]
-PROFILE_VERSION = 2
-"""Version 2 adds the calibrated body path (``body_bgr`` and after); version 1 still loads."""
+PROFILE_VERSION = 3
+"""Version 2 added the calibrated body path (``body_bgr`` and after), version 3 a household's
+other dice sets (``more_sets``); versions 1 and 2 still load."""
 TRUSTED_SHARE = 0.5
 """A calibration that reads back fewer of its own dice right than this share is reported as
 untrustworthy (a rendered hard set of red dice, half of them in shade, read back 0 of 10 before
@@ -77,6 +79,9 @@ class Profile:
     network_reads: bool = False
     """The face network, not the body path, reads this set: it read the calibration shots back
     better (``vision.calibration``)."""
+    more_sets: tuple[Profile, ...] = ()
+    """A household's other dice sets, each calibrated on its own shots: a roll is read with
+    whichever set explains it best (``reader.py``)."""
 
     def look(self) -> Look | None:
         """What the body path needs, or None if this profile was not calibrated for it."""
@@ -107,6 +112,10 @@ class Profile:
         data = {"version": PROFILE_VERSION, **asdict(self)}
         return json.dumps(data, indent=1)
 
+    def sets(self) -> tuple[Profile, ...]:
+        """Every dice set this profile knows, this one first, each without ``more_sets``."""
+        return (replace(self, more_sets=()), *self.more_sets)
+
     @classmethod
     def from_json(cls, text: str) -> Profile:
         """Parse :meth:`to_json` output.
@@ -114,8 +123,13 @@ class Profile:
         :raises ValueError: for another version or a malformed document.
         """
         data = json.loads(text)
-        if data.get("version") not in (1, PROFILE_VERSION):
+        if data.get("version") not in (1, 2, PROFILE_VERSION):
             raise ValueError(f"unsupported profile version {data.get('version')!r}")
+        return cls._from_dict(data)
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> Profile:
+        """One set's fields (and its household's other sets) from a parsed document."""
         try:
             fuel = data.get("fuel")
             return cls(
@@ -136,8 +150,9 @@ class Profile:
                 if data.get("self_check") else None,
                 haze_less=_share(data.get("haze_less", 0.0), "haze_less"),
                 network_reads=bool(data.get("network_reads", False)),
+                more_sets=tuple(cls._from_dict(d) for d in data.get("more_sets", ())),
             )
-        except (KeyError, TypeError, IndexError) as exc:
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
             raise ValueError(f"malformed profile: {exc}") from exc
 
     def save(self, path: Path) -> None:

@@ -110,9 +110,11 @@ def _reader(config: Config) -> Callable[[Any], Any]:
             profile = Profile.load(Path(config.vision.profile))
         except (OSError, ValueError) as exc:
             raise ConfigError([f"vision.profile: {exc}"]) from exc
-        warning = profile.calibration_warning()
-        if warning:
-            log.warning("vision.profile %s: %s", config.vision.profile, warning)
+        for number, dice_set in enumerate(profile.sets(), 1):
+            warning = dice_set.calibration_warning()
+            if warning:
+                log.warning("vision.profile %s, dice set %d: %s", config.vision.profile,
+                            number, warning)
     elif config.camera.kind == "simulated":
         profile = _simulated_profile(config)
     return DiceReader(profile, max_dice=config.vision.max_dice).read

@@ -47,6 +47,22 @@ def test_calibrate_then_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert result["images"] == 3
 
 
+def test_a_second_dice_set_is_added_to_the_households_profile(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second, profile = tmp_path / "a", tmp_path / "b", tmp_path / "dice.json"
+    write_dataset(first, 0, 11, conditions="normal")
+    write_dataset(second, 0, 12, conditions="normal")
+    assert main(["vision", "calibrate", "--dataset", str(second), "--out", str(profile),
+                 "--add"]) == 2
+    assert "dice.json" in capsys.readouterr().err  # nothing to add to yet
+    assert main(["vision", "calibrate", "--dataset", str(first), "--out", str(profile)]) == 0
+    assert main(["vision", "calibrate", "--dataset", str(second), "--out", str(profile),
+                 "--add"]) == 0
+    assert "now holds 2 dice sets" in capsys.readouterr().out
+    sets = Profile.load(profile).sets()
+    assert len(sets) == 2 and sets[0].body_bgr != sets[1].body_bgr
+
+
 def test_unreadable_image_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision", "read", str(tmp_path / "missing.png")]) == 2
     assert "no image file" in capsys.readouterr().err

@@ -29,6 +29,14 @@ def test_json_round_trip() -> None:
     assert look is not None and len(look.fuel) == 1 and look.fuel[0].shape == (TEMPLATE, TEMPLATE)
 
 
+def test_a_households_sets_round_trip_and_read_one_by_one() -> None:
+    other = replace(SAMPLE, body_bgr=(40.0, 40.0, 195.0), network_reads=True)
+    household = replace(SAMPLE, more_sets=(other,))
+    assert Profile.from_json(household.to_json()) == household
+    assert household.sets() == (SAMPLE, other)
+    assert SAMPLE.sets() == (SAMPLE,)
+
+
 def test_version_one_profiles_still_load_without_the_body_path() -> None:
     old = Profile.from_json('{"version": 1, "bodies": [[230, 1, -2]], "pips": [], "fuel": null}')
     assert old.bodies == ((230.0, 1.0, -2.0),)
@@ -43,7 +51,9 @@ def test_file_round_trip(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", ['{"version": 99}', '{"version": 1, "fuel": {"hu": [1]}}',
                                   '{"version": 2, "haze_less": 5}',
-                                  '{"version": 2, "haze_less": null}'])
+                                  '{"version": 2, "haze_less": null}',
+                                  '{"version": 3, "more_sets": [[1, 2]]}',
+                                  '{"version": 3, "more_sets": [{"haze_less": 2}]}'])
 def test_bad_documents_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         Profile.from_json(text)
