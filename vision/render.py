@@ -248,14 +248,17 @@ def write_dataset(
                             conditions=conditions, style=shot_style)
         name = f"img/{'cal' if calibration else 'test'}_{i:04d}.jpg"
         cv2.imwrite(str(folder / name), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        lines.append(_label_line(name, "calibration" if calibration else "test", scene))
+        lines.append(label_line(name, "calibration" if calibration else "test", scene))
     labels = folder / "labels.jsonl"
     labels.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return labels
 
 
-def _label_line(name: str, split: str, scene: Scene) -> dict[str, object]:
-    """One labels.jsonl line for ``scene``; ``size`` on a die is an extra key readers may use."""
+def label_line(name: str, split: str, scene: Scene) -> dict[str, object]:
+    """One labels.jsonl line for ``scene``; ``size`` on a die is an extra key readers may use.
+
+    Public so every renderer (``render_wild`` too) writes the same dice-bench lines.
+    """
     dice = [
         {"face": d.face, "x": round(d.x, 2), "y": round(d.y, 2), "size": round(d.size, 2)}
         for d in scene.dice
@@ -333,8 +336,11 @@ def _mask(shape: tuple[int, int], polys: Sequence[np.ndarray]) -> np.ndarray:
     return out.astype(np.float32) / 255.0
 
 
-def _low_noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
-    """Smooth noise in about [-1, 1] with features about ``cell`` px wide, cheap at any size."""
+def low_noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
+    """Smooth noise in about [-1, 1] with features about ``cell`` px wide, cheap at any size.
+
+    Public: ``render_wild`` builds its table textures from the same pieces.
+    """
     small = rng.standard_normal((max(2, h // cell + 2), max(2, w // cell + 2))).astype(np.float32)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
 
@@ -386,16 +392,16 @@ def _tray(
     occlusion = cv2.GaussianBlur(inside, (0, 0), 0.025 * m / 8)
     shade = cv2.resize(0.72 + 0.28 * np.minimum(occlusion * 2, 1.0), (width, height))
     colour = rng.uniform(20, 90, 3) if rng.random() < 0.6 else rng.uniform(150, 220, 3)
-    rim = 1 + 0.06 * _low_noise(rng, height, width, max(4, m // 30))
+    rim = 1 + 0.06 * low_noise(rng, height, width, max(4, m // 30))
     bands = ((slice(None), slice(0, x0)), (slice(None), slice(x1, None)),
              (slice(0, y0), slice(x0, x1)), (slice(y1, None), slice(x0, x1)))
     for band in bands:
-        image[band] = _tint(rim[band], colour.tolist())
+        image[band] = tint(rim[band], colour.tolist())
         shade[band] = 1.0
     return look, image, interior, shade
 
 
-def _tint(shade: np.ndarray, colour: Sequence[float]) -> FloatImage:
+def tint(shade: np.ndarray, colour: Sequence[float]) -> FloatImage:
     """A one-channel brightness map coloured ``colour`` (BGR); faster than broadcasting."""
     return cv2.merge([shade * np.float32(c) for c in colour])
 
@@ -407,14 +413,14 @@ def _modulate(image: FloatImage, shade: np.ndarray) -> FloatImage:
 
 def _felt(rng: np.random.Generator, h: int, w: int) -> FloatImage:
     colours = ((60, 105, 40), (110, 60, 30), (70, 70, 72), (40, 40, 120), (30, 30, 32))
-    shade = 1 + 0.05 * _low_noise(rng, h, w, min(h, w) // 9) + _grain(rng, h, w, 0.05)
-    return _tint(shade, colours[int(rng.integers(len(colours)))])
+    shade = 1 + 0.05 * low_noise(rng, h, w, min(h, w) // 9) + grain(rng, h, w, 0.05)
+    return tint(shade, colours[int(rng.integers(len(colours)))])
 
 
 def _neoprene(rng: np.random.Generator, h: int, w: int) -> FloatImage:
     colours = ((40, 40, 40), (90, 50, 25), (55, 60, 58), (120, 125, 125))
-    shade = 1 + 0.03 * _low_noise(rng, h, w, min(h, w) // 6) + _grain(rng, h, w, 0.035)
-    return _tint(shade, colours[int(rng.integers(len(colours)))])
+    shade = 1 + 0.03 * low_noise(rng, h, w, min(h, w) // 6) + grain(rng, h, w, 0.035)
+    return tint(shade, colours[int(rng.integers(len(colours)))])
 
 
 def _wood(rng: np.random.Generator, h: int, w: int) -> FloatImage:
@@ -424,10 +430,10 @@ def _wood(rng: np.random.Generator, h: int, w: int) -> FloatImage:
     ys = np.arange(h, dtype=np.float32)[:, None]
     xs = np.arange(w, dtype=np.float32)[None, :]
     m = min(h, w)
-    warp = m / 25 * _low_noise(rng, h, w, m // 2) + m / 200 * _low_noise(rng, h, w, m // 40)
+    warp = m / 25 * low_noise(rng, h, w, m // 2) + m / 200 * low_noise(rng, h, w, m // 40)
     across = xs * math.sin(angle) - ys * math.cos(angle) + warp
     rings = 0.5 + 0.5 * np.sin(across * np.float32(rng.uniform(70, 140) / m))
-    t = rings * rings * rings * (1 + _grain(rng, h, w, 0.1))
+    t = rings * rings * rings * (1 + grain(rng, h, w, 0.1))
     planes = [np.float32(lc) + t * np.float32(dc - lc) for lc, dc in zip(light, dark, strict=True)]
     return np.asarray(cv2.merge(planes))
 
@@ -454,16 +460,22 @@ def _mat(rng: np.random.Generator, h: int, w: int) -> FloatImage:
     for sx, sy in rng.integers(0, [w, h], (int(rng.integers(150, 400)), 2)):
         cv2.circle(canvas, (int(sx), int(sy)), int(rng.integers(0, 2)), (235, 235, 245), -1,
                    cv2.LINE_AA)
-    return _modulate(canvas.astype(np.float32), 1 + _grain(rng, h, w, 0.04))
+    return _modulate(canvas.astype(np.float32), 1 + grain(rng, h, w, 0.04))
 
 
-def _grain(rng: np.random.Generator, h: int, w: int, amount: float) -> np.ndarray:
+def grain(rng: np.random.Generator, h: int, w: int, amount: float) -> np.ndarray:
     """Fine per-pixel texture (fibres, print dots), uniform in [-amount, amount]."""
     noise = np.frombuffer(rng.bytes(h * w), np.uint8).reshape(h, w).astype(np.float32)
     return noise * np.float32(2 * amount / 255) - np.float32(amount)
 
 
 _BACKGROUNDS = {"felt": _felt, "wood": _wood, "neoprene": _neoprene, "mat": _mat}
+
+
+def floor_texture(name: str, rng: np.random.Generator, h: int, w: int) -> FloatImage:
+    """An unlit ``h`` x ``w`` float BGR texture of a tray floor (``felt``, ``wood``,
+    ``neoprene`` or the printed ``mat``), for renderers that light and project it themselves."""
+    return _BACKGROUNDS[name](rng, h, w)
 
 
 # --- placing the dice -------------------------------------------------------------------------
