@@ -101,11 +101,16 @@ def test_undo_to_the_start_gives_the_initial_state(table: TableService) -> None:
     assert not table.undo(1).ok
 
 
-def test_a_misread_roll_is_replaced(table: TableService) -> None:
+def _rolled(table: TableService) -> None:
+    """A new two-player game at its first roll, 1 1 2 3 4 fuel."""
     table.new_game(GameConfig(players=("Anna", "Ben")))
     for kind in ("dice_x", "moon_x2"):
         assert table.act(f"place {kind}").ok
     assert table.act("roll 1 1 2 3 4 fuel").ok
+
+
+def test_a_misread_roll_is_replaced(table: TableService) -> None:
+    _rolled(table)
     result = table.correct_roll(["2", "2", "2", "3", "4", "fuel"])
     assert result.ok, result.error
     state = table.state_copy()
@@ -117,10 +122,7 @@ def test_a_misread_roll_is_replaced(table: TableService) -> None:
 
 
 def test_a_correction_is_recorded_in_canonical_form(table: TableService) -> None:
-    table.new_game(GameConfig(players=("Anna", "Ben")))
-    for kind in ("dice_x", "moon_x2"):
-        assert table.act(f"place {kind}").ok
-    assert table.act("roll 1 1 2 3 4 fuel").ok
+    _rolled(table)
     result = table.correct_roll(["fuel", "4", "2", "3", "2", "2"])
     assert result.ok, result.error
     assert result.events[0].data["faces"] == ["2", "2", "2", "3", "4", "fuel"]
@@ -134,9 +136,7 @@ def test_a_correction_is_recorded_in_canonical_form(table: TableService) -> None
 @pytest.mark.parametrize("faces", [["2", "2", "2", "3", "4", "6"], ["2 2", "2", "3", "4", "fuel"],
                                    ["", "1", "2", "3", "4", "fuel"]])
 def test_an_unparseable_correction_changes_nothing(table: TableService, faces: list[str]) -> None:
-    table.new_game(GameConfig(players=("Anna", "Ben")))
-    for action in ("place dice_x", "place moon_x2", "roll 1 1 2 3 4 fuel"):
-        assert table.act(action).ok
+    _rolled(table)
     before, version = table.state_copy(), table.snapshot().version
     result = table.correct_roll(faces)
     assert not result.ok
