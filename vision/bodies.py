@@ -27,7 +27,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.body_face import BodyRead, Look, Templates, read_at, read_die
+from vision.body_face import BodyRead, Look, Templates, read_die
 from vision.body_mask import coarse, die_masks
 from vision.body_split import die_rects, seen_die_width
 from vision.diemap import DieMap
@@ -54,11 +54,12 @@ not yet shrunk by a whole factor) a patch of the bench's busy mat passed as a di
 of 200 in hard light; from 0.3 to 0.6, 20 other hard sets read the same within a roll in 500."""
 MISSED_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
 """Turns a missed die's face is read at (degrees): the map gives no turn, and the surest wins.
-Each turn is read once (``read_at``): ``read_die``'s own further turns, for a blob whose turn
-was off, would read each place four times over for turns this sweep already covers."""
+Reading each turn once (``read_at``, without ``read_die``'s further turns for a face that
+matches nothing) read 40 hard sets 0.936 exact against 0.941."""
 MISSED_LOOKS = 8
 """Most peaks looked at, strongest first: a roll has at most six dice, and a frame of another
-dice set (its bodies unknown to the mask) had up to 20 peaks, each costing about 30 ms."""
+dice set (its bodies unknown to the mask) had up to 20 peaks, each costing about 30 ms. Looking
+at every peak read 40 hard sets no better (0.941 exact either way)."""
 
 
 def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
@@ -177,5 +178,5 @@ def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look
                 templates: Templates) -> BodyRead | None:
     """A die found without a turn (by the die map or the face network) read with the set's own
     templates at every turn of ``MISSED_TURNS``: the surest reading, None if none reads."""
-    reads = [read_at(image, centre, die, turn, look, templates) for turn in MISSED_TURNS]
+    reads = [read_die(image, centre, die, turn, look, templates) for turn in MISSED_TURNS]
     return max((r for r in reads if r is not None), key=lambda r: r.confidence, default=None)

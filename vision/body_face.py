@@ -345,13 +345,13 @@ def read_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
     off by up to 45 degrees, so a face that matches nothing is tried again at other turns.
     """
     for turn in TURN_TRIALS:
-        read = read_at(image, centre, side, angle + turn, look, templates)
+        read = _read_at(image, centre, side, angle + turn, look, templates)
         if read is not None:
             return read
     return None
 
 
-def read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+def _read_at(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
              look: Look, templates: Templates) -> BodyRead | None:
     """The most confident of up to 3 reads, each warped around the centre the last one found
     (an asymmetric symbol can pull the fit of a 1 one way and of itself the other), among those

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.profile import Profile
-from vision.set_reader import Read, SetReader
+from vision.set_reader import Read, SetReader, SetReading
 from vision.threads import one_thread
 
 UNCERTAIN_BELOW = 0.6
@@ -56,10 +56,22 @@ class DiceReader:
         self._sets = [SetReader(p) for p in self.profile.sets()]
 
     def read(self, image_bgr: np.ndarray) -> Reading:
-        """Find and read the dice in a BGR frame of any size."""
-        reads, scale = max((s.read(image_bgr) for s in self._sets),
-                           key=lambda found: explains(found[0]))
-        return self._reading(reads, scale)
+        """Find and read the dice in a BGR frame of any size.
+
+        A household's sets are tried in turn, the set of the last frame first (a game is played
+        with one set), until one reads every die surely by its own colours; otherwise the set
+        whose own colours explain the frame best wins, and is tried first next time."""
+        tried: list[tuple[SetReader, SetReading]] = []
+        for dice_set in self._sets:
+            reading = dice_set.read(image_bgr)
+            tried.append((dice_set, reading))
+            if reading.own and len(reading.own) == len(reading.dice) and all(
+                    r.face and r.confidence >= UNCERTAIN_BELOW for r in reading.own):
+                break
+        best, reading = max(tried, key=lambda t: explains(t[1].own))
+        self._sets.remove(best)
+        self._sets.insert(0, best)
+        return self._reading(reading.dice, reading.scale)
 
     def _reading(self, reads: Sequence[Read], scale: float) -> Reading:
         """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom."""
@@ -74,7 +86,7 @@ class DiceReader:
 
 
 def explains(reads: Sequence[Read]) -> float:
-    """How well one set's reading explains a frame: the sum of its dice's confidences. A set
-    whose body colour is not on the table finds no dice, or reads the other set's in doubt;
-    a die with no face read counts nothing."""
+    """How well a set's own dice explain a frame: the sum of their confidences. A set whose
+    body colour is not on the table finds no dice, or reads the other set's in doubt; a die
+    with no face read counts nothing."""
     return sum(r.confidence for r in reads if r.face)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.calibration import calibrate
+from vision.calibration import BODY_MARGIN, calibrate, held_out
 from vision.evaluate import calibration_shots, load_dataset, reader_of, score
 from vision.reader import DiceReader
 
@@ -48,9 +48,10 @@ CALIBRATION_PHOTOS = ("IMG_20191208_111650.jpg", "IMG_20191208_111847.jpg",
 
 @pytest.mark.slow
 def test_real_dice_of_many_designs_calibrate_to_the_face_network() -> None:
-    """The body path learns one body colour from such shots and then finds hardly a die; the
-    network reads the shots back and keeps reading the unseen photos. With a fuel symbol
-    among the labels the body path stays: the network knows only the pip faces."""
+    """The body path learns one body colour from such shots: learned from two of the photos it
+    reads the third worse than the network (13 against 25 of 25 dice), so the network reads,
+    and keeps reading the unseen photos. With a fuel symbol among the labels the body path
+    stays."""
     lines = {line.image.name: line for line in load_dataset(DICE_REAL)}
     shots = calibration_shots([replace(lines[name], split="calibration")
                                for name in CALIBRATION_PHOTOS])
@@ -60,11 +61,10 @@ def test_real_dice_of_many_designs_calibrate_to_the_face_network() -> None:
     assert profile.calibration_warning() is None
     unseen = [line for line in lines.values() if line.tags.get("source_split") == "test"][:10]
     chosen = score(unseen, reader_of(DiceReader(profile, max_dice=64)))
-    by_body = score(unseen, reader_of(DiceReader(replace(profile, network_reads=False),
-                                                 max_dice=64)))
     assert chosen["die_recall"] >= 0.95
-    assert by_body["die_recall"] < 0.5
-    # the network cannot read a fuel symbol: a set that shows one keeps the body path
+    by_body, by_network = held_out(shots)
+    assert by_body + BODY_MARGIN * 25 < by_network
+    # a set that shows a fuel symbol keeps the body path
     with_fuel = calibrate([(image, [replace(dice[0], face="fuel"), *dice[1:]])
                            for image, dice in shots])
     assert not with_fuel.network_reads
