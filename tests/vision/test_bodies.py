@@ -273,15 +273,15 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
 
 def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
         tmp_path: Path) -> None:
-    """A 3-D rendered MLEM set on wood under a ceiling light (``render_wild``, tuning seed
-    5005): in a roll of six, two dice have tops the body colour does not describe in that
-    light, so neither the body masks nor the set's templates at the die map's peaks find them;
-    the face networks do, and the reader reads the whole roll."""
-    write_wild_dataset(tmp_path, 7, 5005, surface="wood", light="ceiling",
+    """A 3-D rendered MLEM set in a tray under a ceiling light (``render_wild``, tuning seed
+    5009): in a roll of six, one die's top the body colour does not describe in that light, so
+    neither the body masks nor the set's templates at the die map's peaks find it; the face
+    networks do, and the reader reads the whole roll. The same in both environments."""
+    write_wild_dataset(tmp_path, 1, 5009, surface="tray", light="ceiling",
                        resolution=(1280, 720))
     lines = load_dataset(tmp_path)
     profile = calibrate(calibration_shots(lines))
-    line = next(line for line in lines if line.image.name == "test_0008.jpg")
+    line = next(line for line in lines if line.split == "test")
     image = read_image(line.image)
     look = profile.look()
     assert look is not None
@@ -289,5 +289,5 @@ def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
     found = read_bodies(image, look, templates)
     assert found is not None
     by_bodies = found + missed_dice(image, found, look, templates, DieMap())
-    assert len(by_bodies) == 4
+    assert len(by_bodies) == len(line.dice) - 1 == 5
     assert DiceReader(profile).read(image).key == tuple(sorted(d.face for d in line.dice))
