@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import cv2
 import numpy as np
@@ -30,7 +30,7 @@ import numpy as np
 from vision.body_face import BodyRead, Look, Templates, read_die
 from vision.body_mask import coarse, die_masks
 from vision.body_split import die_rects, seen_die_width
-from vision.diemap import DieMap
+from vision.diemap import DieMap, Peak
 
 RESCALE_BEYOND = 1.15
 """A frame's dice may look this much bigger or smaller than calibrated (the photos of a fixed
@@ -154,8 +154,16 @@ class Placed(Protocol):
     def size(self) -> float: ...
 
 
+class Missed(NamedTuple):
+    """What the die map adds to the body path: the dice read surely with the set's templates at
+    its peaks away from every die found, and the peaks they could not read surely."""
+
+    dice: list[BodyRead]
+    unread: list[Peak]
+
+
 def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, templates: Templates,
-                diemap: DieMap) -> list[BodyRead]:
+                diemap: DieMap) -> Missed:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
     pips): the die map's peaks away from every die found, each read like any die of the set
     (``surest_read``), kept where that reading is sure enough. The map knows dice by their
@@ -163,6 +171,7 @@ def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, template
     h, w = image.shape[:2]
     die = float(np.median([r.size for r in found])) if found else look.die_frac * min(h, w)
     extra: list[BodyRead] = []
+    unread: list[Peak] = []
     peaks = sorted(diemap.peaks(image, MISSED_PEAK, die), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)
@@ -171,7 +180,9 @@ def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, template
         best = surest_read(image, (peak.x, peak.y), die, look, templates)
         if best is not None and best.confidence >= MISSED_SURE:
             extra.append(best)
-    return extra
+        else:
+            unread.append(peak)
+    return Missed(extra, unread)
 
 
 def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look: Look,

@@ -33,13 +33,19 @@ ASK_AGAIN_BELOW = 0.6
 
 def with_fuel(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
               diemap: DieMap) -> list[Seen | BodyRead]:
-    """The network's dice with the fuel faces among them read as fuel, and the fuel dice the
-    network turned down added."""
-    out: list[Seen | BodyRead] = [
-        _fuel_or(s, image, look, templates) if s.face == "1" or s.confidence < ASK_AGAIN_BELOW
-        else s for s in seen]
-    turned_down = missed_dice(image, out, look, templates, diemap)
+    """The network's dice with the fuel faces among them read as fuel (``fuel_faces``), and
+    the fuel dice the network turned down added."""
+    out = fuel_faces(image, seen, look, templates)
+    turned_down = missed_dice(image, out, look, templates, diemap).dice
     return out + [r for r in turned_down if r.face == FUEL and r.confidence >= FUEL_SURE]
+
+
+def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates
+               ) -> list[Seen | BodyRead]:
+    """The network's dice, each read as a 1 or unsure read again with the set's templates: a
+    sure fuel reading replaces the network's."""
+    return [_fuel_or(s, image, look, templates)
+            if s.face == "1" or s.confidence < ASK_AGAIN_BELOW else s for s in seen]
 
 
 def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates) -> Seen | BodyRead:

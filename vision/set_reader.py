@@ -21,11 +21,11 @@ import numpy as np
 from vision.bodies import OVERLAP, missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
-from vision.diemap import DieMap
+from vision.diemap import DieMap, Peak
 from vision.faces import FaceRead, best_reads
-from vision.network_fuel import fuel_known, with_fuel
+from vision.network_fuel import fuel_faces, fuel_known, with_fuel
 from vision.profile import Profile, body_match
-from vision.uncalibrated import Networks, Seen, read_unknown_dice
+from vision.uncalibrated import Candidate, Networks, Seen, read_candidates, read_unknown_dice
 
 Read = BodyRead | Seen | FaceRead
 
@@ -92,9 +92,11 @@ class SetReader:
         if self._look is not None and self._templates is not None and self._diemap is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
-                bodies = [*found, *missed_dice(image_bgr, found, self._look, self._templates,
-                                               self._diemap)]
-                return SetReading([*bodies, *self._beside(image_bgr, bodies)], 1.0, bodies)
+                missed = missed_dice(image_bgr, found, self._look, self._templates,
+                                     self._diemap)
+                bodies = [*found, *missed.dice]
+                return SetReading([*bodies, *self._beside(image_bgr, bodies, missed.unread)],
+                                  1.0, bodies)
         if self._nets is not None:
             seen = self._by_network(image_bgr)
             return SetReading(seen, 1.0, seen)
@@ -117,25 +119,33 @@ class SetReader:
             return with_fuel(image_bgr, seen, self._fuel_look, self._templates, self._nets.diemap)
         return seen
 
-    def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read]) -> list[Read]:
-        """The dice the face networks read away from every die the body path found, about as
-        wide as the set's dice (``NETWORK_WIDTHS``): dice whose body the colour does not
-        describe in this light (a tilted camera sees a die's shaded side, a lamp or a ring
-        light washes its top out). On twelve 3-D rendered MLEM sets (``render_wild.py``, seeds
-        5001-5012, 15 rolls each) this read 0.58 exact against 0.45; on twenty flat rendered
-        sets in hard light 0.944 against 0.942 (0.936 without the width bar: printed discs
-        of busy mats read as dice). Keeping only the surer of them (0.6) read 0.53 on the 3-D
-        sets."""
-        if self._nets is None or self._look is None:
+    def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read],
+                unread: Sequence[Peak]) -> Sequence[Read]:
+        """The face networks' reading of the die map's peaks the set's templates could not read
+        (``missed_dice``), kept where they find a die about as wide as the set's dice
+        (``NETWORK_WIDTHS``) away from every die the body path found: dice whose body the
+        colour does not describe in this light (a tilted camera sees a die's shaded side, a
+        lamp or a ring light washes its top out). On twelve 3-D rendered MLEM sets
+        (``render_wild.py``, seeds 5001-5012, 15 rolls each) this read 0.56 exact against
+        0.45, on twenty flat rendered sets in hard light 0.946 against 0.942. Adding every die
+        the networks read in the whole frame read 0.58 and 0.944 at three to five times the
+        cost; without the width bar, printed discs of busy mats passed as dice (0.936). A
+        frame whose peaks the body path explained costs nothing more."""
+        if self._nets is None or self._look is None or not unread:
             return []
         h, w = image_bgr.shape[:2]
         die = (float(np.median([b.size for b in bodies])) if bodies
                else self._look.die_frac * min(h, w))
         low, high = NETWORK_WIDTHS
-        return [d for d in self._by_network(image_bgr)
-                if low * die <= d.size <= high * die
-                and all(np.hypot(d.x - b.x, d.y - b.y) >= SAME_DIE * max(d.size, b.size)
-                        for b in bodies)]
+        places = [Candidate(p.x, p.y, p.width) for p in unread]
+        read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
+                               self._nets)
+        beside = [d for d in read if low * die <= d.size <= high * die
+                  and all(np.hypot(d.x - b.x, d.y - b.y) >= SAME_DIE * max(d.size, b.size)
+                          for b in bodies)]
+        if self._fuel_look is None or self._templates is None:
+            return beside
+        return fuel_faces(image_bgr, beside, self._fuel_look, self._templates)
 
     def _read_frame(self, frame: Frame) -> list[FaceRead]:
         """The dice of one prepared frame, in working pixels."""

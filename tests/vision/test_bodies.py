@@ -263,7 +263,7 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
     templates = pip_templates(look)
     bodies = read_bodies(scene.image, look, templates)
     assert bodies is not None and [r.face for r in bodies] == ["fuel"]
-    found = missed_dice(scene.image, bodies, look, templates, DieMap())
+    found = missed_dice(scene.image, bodies, look, templates, DieMap()).dice
     assert [r.face for r in found] == ["2", "2"]
     for r in found:
         assert min(np.hypot(r.x - d.x, r.y - d.y) for d in scene.dice if d.face == "2") < (
@@ -288,6 +288,6 @@ def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
     templates = pip_templates(look)
     found = read_bodies(image, look, templates)
     assert found is not None
-    by_bodies = found + missed_dice(image, found, look, templates, DieMap())
+    by_bodies = found + missed_dice(image, found, look, templates, DieMap()).dice
     assert len(by_bodies) == len(line.dice) - 1 == 5
     assert DiceReader(profile).read(image).key == tuple(sorted(d.face for d in line.dice))
