@@ -5,11 +5,14 @@ The data are real photos in the dice-bench format, restricted by a tag so a held
 clean, plus rendered dice (``vision/render.py``) of random designs, light and surfaces:
 
     python tools/train_faces.py ../shared/dice-real --where source_split=train \\
-        --out vision/models/faces.onnx
+        --wild 600 --out vision/models/faces.onnx
     python tools/train_faces.py ../shared/dice-real --where source_split=train \\
         --px 48 --out vision/models/faces48.onnx
 
-The first is the finder (``CROP_PX``), the second the closer look (``CLOSE_PX``).
+The first is the finder (``CROP_PX``), the second the closer look (``CLOSE_PX``). ``--wild N``
+adds N photos of standard dice from the 3-D renderer (``vision/render_wild.py``: rounded dice,
+a tilted camera, six surfaces, four lights, both frame sizes), rendered from training seeds
+only: its seeds 900001-900016 are held out for ``bench/wild_bench.py``.
 
 Every die gives a crop at its labelled centre, turned, shifted and scaled a little, and recoloured
 (channels swapped, inverted, gain, blur, noise): the network should know pips, not one dice set.
@@ -24,7 +27,9 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import cv2
@@ -34,7 +39,8 @@ from torch import nn
 
 from vision.classify import CLASSES, CROP_PX, normalise, warp
 from vision.diemap import DieMap
-from vision.render import CONDITIONS, STANDARD_FACES, render_roll
+from vision.render import CONDITIONS, STANDARD_FACES, Scene, render_roll
+from vision.render_wild import LIGHTS, RESOLUTIONS, SURFACES, Table, render_wild
 from vision.uncalibrated import CROP_SCALES, candidates
 
 NONE = CLASSES.index("none")
@@ -97,20 +103,49 @@ def load_dataset(folder: Path, where: dict[str, str]) -> tuple[Photos, Photos]:
     return photos.held_back()
 
 
-def rendered(count: int, seed: int) -> Photos:
-    """Rendered rolls of standard dice, in both conditions and at the small sizes of real
-    tables seen from high up."""
-    rng = random.Random(seed)
+def labelled(scenes: Iterable[Scene]) -> Photos:
+    """Rendered photos as training photos: each die at its top face's labelled centre and width."""
     out = Photos([], [])
-    for i in range(count):
-        faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
-        width = rng.choice((640, 800, 960))
-        scene = render_roll(faces, seed * 100_000 + i, width=width, height=width * 9 // 16,
-                            conditions=CONDITIONS[i % len(CONDITIONS)])
+    for scene in scenes:
         out.images.append(scene.image)
         out.dice += [Die(len(out.images) - 1, d.x, d.y, d.size, CLASSES.index(d.face))
                      for d in scene.dice]
     return out
+
+
+def rendered(count: int, seed: int) -> Iterator[Scene]:
+    """Rendered rolls of standard dice, in both conditions and at the small sizes of real
+    tables seen from high up."""
+    rng = random.Random(seed)
+    for i in range(count):
+        faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
+        width = rng.choice((640, 800, 960))
+        yield render_roll(faces, seed * 100_000 + i, width=width, height=width * 9 // 16,
+                          conditions=CONDITIONS[i % len(CONDITIONS)])
+
+
+WILD_HELD_OUT = range(900001, 900017)
+"""``render_wild`` seeds reserved for ``bench/wild_bench.py``: never trained on."""
+WILD_SEED = 10_000
+"""The wild photos of ``--seed s`` are rendered from seeds 10,000 + 1,000,000 s onwards."""
+
+
+def wild(count: int, seed: int) -> Iterator[Scene]:
+    """Photos of standard dice (faces 1-6; the fuel face is no class) from the 3-D renderer, one
+    dice set and table each: every surface under every light at both frame sizes in turn; the
+    camera's tilt, the set's colours and the throw drawn by the photo's seed."""
+    rng = random.Random(seed)
+    photo_seed = WILD_SEED + seed * 1_000_000
+    for i in range(count):
+        while photo_seed in WILD_HELD_OUT:
+            photo_seed += 1
+        faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
+        table = Table.random(np.random.default_rng([photo_seed, 19]),
+                             surface=SURFACES[i % len(SURFACES)],
+                             light=LIGHTS[i // len(SURFACES) % len(LIGHTS)],
+                             resolution=RESOLUTIONS[i // 24 % len(RESOLUTIONS)])
+        yield render_wild(faces, photo_seed, table=table, mlem=False).scene
+        photo_seed += 1
 
 
 def _recolour(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -271,14 +306,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--where", action="append", default=[], metavar="TAG=VALUE",
                         help="train only on the lines with this tag (repeatable)")
     parser.add_argument("--rendered", type=int, default=600, help="rendered photos to add")
+    parser.add_argument("--wild", type=int, default=0,
+                        help="photos from the 3-D renderer (render_wild.py) to add")
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--px", type=int, default=CROP_PX, help="side of the network's input")
     parser.add_argument("--out", type=Path, default=Path("vision/models/faces.onnx"))
     args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # one thread: the same weights on every run
     where = dict(w.split("=", 1) for w in args.where)
     real, val = load_dataset(args.dataset, where)
-    synthetic = rendered(args.rendered, args.seed)
+    synthetic = labelled(chain(rendered(args.rendered, args.seed), wild(args.wild, args.seed)))
     diemap = DieMap()
     for photos in (real, val, synthetic):
         photos.mine_decoys(diemap)

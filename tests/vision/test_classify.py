@@ -195,10 +195,12 @@ def test_a_lone_one_sized_too_small_is_found_beyond_its_widest_crop(nets: Networ
 
 
 def test_only_an_unsure_face_gets_a_closer_look(nets: Networks) -> None:
-    """A five cropped a third too wide: the finder wavers between 4 and 5, the closer look
-    is sure of the 5, and their mean is read. A five cropped right is the finder's alone."""
+    """A five cropped 1.6 times too wide: the finder is unsure, and its mean with the closer
+    look is read. A five cropped right is the finder's alone. (The finder trained with wild
+    renders is sure of this five up to 1.45 times its width, where the one before wavered at
+    1.3 and the closer look was the surer.)"""
     image = drawn_die("5", size=40, angle=0.3, body=(235, 235, 235), pip=(20, 20, 20))
-    wide, right = (1.0, 320.0, 240.0, 52.0), (1.0, 320.0, 240.0, 40.0)
+    wide, right = (1.0, 320.0, 240.0, 64.0), (1.0, 320.0, 240.0, 40.0)
     own = VIEW_WIDTHS.index(1.0)
     finder = view_probabilities(image, [wide, right], nets.finder)
     closer = view_probabilities(image, [wide], nets.close)[0]
@@ -210,7 +212,6 @@ def test_only_an_unsure_face_gets_a_closer_look(nets: Networks) -> None:
     assert seen_wide.face == "5"
     assert seen_wide.confidence == pytest.approx(0.5 * (finder[0, own, five] + closer[own, five]),
                                                  abs=1e-5)
-    assert seen_wide.confidence > finder[0, own, five]
     assert seen_right.face == "5"
     assert seen_right.confidence == pytest.approx(finder[1, own, five], abs=1e-5)
 
