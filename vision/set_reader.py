@@ -49,6 +49,7 @@ DIE_COST = 0.8
 the fewest dice wins: at too small a scale every die falls apart into valid-looking pieces (a
 six's column is a perfect three), and each extra die costs this much."""
 
+
 def suppress_neighbours(reads: list[FaceRead], die_px: float) -> list[FaceRead]:
     """Keep one reading per die: two dice cannot lie closer than most of a die width, so a
     weaker reading next to a stronger one is a side face or a stray spot of that die."""
@@ -61,9 +62,10 @@ def suppress_neighbours(reads: list[FaceRead], die_px: float) -> list[FaceRead]:
 
 class SetReading(NamedTuple):
     """One set's reading of a frame: its dice (``scale`` working pixels per frame pixel), and
-    those among them that the set's own colours and templates found (all of them when the
-    networks or the pip-first reader read the set): the dice that tell this set's reading from
-    another set's, since the networks read any set's pips alike."""
+    those among them that the set's own colours and templates found: the dice that tell this
+    set's reading from another set's, since the networks read any set's pips alike. All of them
+    for a set without a body path (or one calibration gave to the networks); none when the body
+    path found no die and the networks read the frame."""
 
     dice: Sequence[Read]
     scale: float
