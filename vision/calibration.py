@@ -1,24 +1,23 @@
-"""Calibrating a dice set: learn its profile from labelled shots, then choose its reader by how
-each reads shots it did not learn from.
+"""Calibrating a dice set: learn its profile from labelled shots, then choose its reader by how each
+reads shots it did not learn from.
 
-A set of standard dice can be read by two readers. The body path (``bodies.py``) finds dice by
-the set's body colour and reads them with the set's own templates; the face network
+A set of standard dice can be read by two readers. The body path (``bodies.py``) finds dice by the
+set's body colour and reads them with the set's own templates; the face network
 (``uncalibrated.py``) learns nothing from the shots: it is the reader of a table without
 calibration. Reading the calibration shots back cannot choose between them: the body path has
-learned those very shots, reads them back perfectly and may then fail on the rolls (a hidden
-set of 383 webcam photos, one off-white set calibrated on one shot per face: 0.61 exact by the
-body path chosen that way, 0.80 by the network). So each shot is read by a body path learned
-from the other shots (leave one out), and the body path is kept only when it reads those
-held-out shots clearly better than the network does. Calibration then never reads a standard
-set worse than no calibration unless held-out shots say the body path is better
-(``bench/calibration_bench.py``).
+learned those very shots, reads them back perfectly and may then fail on the rolls (a hidden set of
+383 webcam photos, one off-white set calibrated on one shot per face: 0.61 exact by the body path
+chosen that way, 0.80 by the network). So each shot is read by a body path learned from the other
+shots (leave one out), and the body path is kept only when it reads those held-out shots clearly
+better than the network does. Calibration then never reads a standard set worse than no calibration
+unless held-out shots say the body path is better (``bench/calibration_bench.py``).
 
-A set with a fuel symbol keeps the body path. The network reads the symbol with the set's own
-templates only where the body path cannot read a frame (``network_fuel.py``): on ten rendered
-MLEM sets in hard light the body path read 0.52-1.00 of the rolls exactly, the network with
-the set's fuel templates 0.52-0.88, never more than the body path; and two shots give too
-little to hold out (learned from one of them, the body path read the other worst in the one
-set where it read the rolls 0.88 against the network's 0.52).
+A set with a fuel symbol keeps the body path, which asks the networks about the dice it cannot read
+(``set_reader.py``; they read the symbol with the set's templates, ``network_fuel.py``), rather than
+the networks reading the set: on ten rendered MLEM sets in hard light the body path read 0.52-1.00
+of the rolls exactly, the network with the set's fuel templates 0.52-0.88, never more than the body
+path; and two shots give too little to hold out (learned from one of them, the body path read the
+other worst in the one set where it read the rolls 0.88 against the network's 0.52).
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """The fuel symbol on the face network's path: the network knows only pip faces, so a calibrated
 MLEM set's own fuel templates (``body_face.py``) say which of its dice show the symbol.
 
-The network reads a calibrated MLEM set where the body path cannot read a frame (the body colour
-covers it) and wherever a profile says the network reads the set. Read by the network alone, a
-fuel face is taken for a 1 (the symbol is one dark blot near the middle: 22 of 23 fuel dice it
-found on 40 rendered MLEM rolls) or turned down as no die (17 of 40). So each die the network
-reads as a 1, or reads unsure, is read again with the set's templates, and the die map's peaks
-the network turned down are read the same way; a sure fuel reading wins. Only "fuel" is taken
-from the templates: the pip faces stay the network's. With the templates, the network read 20
-to 30 of 32 fuel dice right on six rendered MLEM sets (twenty rolls each, three in each light).
+The network reads a calibrated MLEM set where the body path cannot read a frame (its colours find no
+die, or cover the frame), wherever a profile says the network reads the set, and at the die map's
+peaks the body path's templates could not read (``set_reader.SetReader._beside``). Read by the
+network alone, a fuel face is taken for a 1 (the symbol is one dark blot near the middle: 22 of 23
+fuel dice it found on 40 rendered MLEM rolls) or turned down as no die (17 of 40). So each die the
+network reads as a 1, or reads unsure, is read again with the set's templates, and the die map's
+peaks the network turned down are read the same way; a sure fuel reading wins. Only "fuel" is taken
+from the templates: the pip faces stay the network's. With the templates, the network read 20 to 30
+of 32 fuel dice right on six rendered MLEM sets (twenty rolls each, three in each light).
 """
 
 from __future__ import annotations

@@ -136,12 +136,11 @@ class SetReader:
         0.45, on twenty flat rendered sets in hard light 0.946 against 0.942. Adding every die
         the networks read in the whole frame read 0.58 and 0.944 at three to five times the
         cost; without the width bar, printed discs of busy mats passed as dice (0.936). A
-        frame whose peaks the body path explained costs nothing more."""
-        if self._nets is None or self._look is None or not unread:
+        frame whose peaks the body path explained costs nothing more. ``bodies`` holds at
+        least one die: a frame where the body path found none is the networks' alone."""
+        if self._nets is None or not unread:
             return []
-        h, w = image_bgr.shape[:2]
-        die = (float(np.median([b.size for b in bodies])) if bodies
-               else self._look.die_frac * min(h, w))
+        die = float(np.median([b.size for b in bodies]))
         low, high = NETWORK_WIDTHS
         places = [Candidate(p.x, p.y, p.width) for p in unread]
         read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
