@@ -8,8 +8,9 @@ each set is one dice set on one table, and set i gets surface i mod 6, light i m
 frame size chosen so that both sizes meet every light once four sets are drawn.
 
 For each kind of dice: (a) each set calibrated on its own two shots, (b) all sets' test photos
-in one pool read with the first set's calibration, (c) the pool read uncalibrated. One OpenCV
-thread, as on a Pi.
+in one pool read by one household profile holding every set (each calibrated on its own shots,
+``companion vision calibrate --add``), (c) the pool read with the first set's calibration,
+(d) the pool read uncalibrated. One OpenCV thread, as on a Pi.
 
     .venv/bin/python bench/wild_bench.py [--sets 8] [--count 25] [--json-only] [--keep DIR]
 """
@@ -21,6 +22,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,22 +57,26 @@ def write_sets(root: Path, kind: str, sets: int, count: int) -> list[Path]:
 
 
 def run_kind(folders: Sequence[Path]) -> dict[str, Any]:
-    """(a) per set calibrated, (b) the pool with the first set's calibration, (c) uncalibrated."""
+    """(a) per set calibrated, (b) the pool read by a household profile holding every set, each
+    calibrated on its own shots, (c) the pool with the first set's calibration, (d) the pool
+    uncalibrated."""
     per_set = []
     pool: list[Line] = []
-    first: Profile | None = None
+    profiles: list[Profile] = []
     for folder in folders:
         lines = load_dataset(folder)
         profile = calibrate(calibration_shots(lines))
-        first = first or profile
+        profiles.append(profile)
         test = [line for line in lines if line.split == "test"]
         pool += test
         result = score(test, reader_of(DiceReader(profile, max_dice=64)))
         per_set.append({"set": folder.name, **{t: test[0].tags.get(t, "") for t in TAGS},
                         **{f: result[f] for f in FIGURES}, "images": result["images"]})
-    assert first is not None
+    first, *others = profiles
+    household = replace(first, more_sets=tuple(others))
     return {
         "own": {"sets": per_set, **_mean(per_set), "by_tag": _by_tag(per_set)},
+        "household": _pooled(score(pool, reader_of(DiceReader(household, max_dice=64)))),
         "first": _pooled(score(pool, reader_of(DiceReader(first, max_dice=64)))),
         "uncalibrated": _pooled(score(pool, reader_of(DiceReader(max_dice=64)))),
     }
@@ -112,12 +118,13 @@ def report(results: dict[str, dict[str, Any]]) -> str:
             out.append(f"| {r['set']} | " + " | ".join(r[t] for t in TAGS) + " | " + " | ".join(
                 str(r[f]) for f in ("exact_match", "face_accuracy", "die_recall",
                                     "die_precision")) + " |")
-        out += ["", f"{kind}, exact match by condition (own calibration / first set's / none):",
-                ""]
+        out += ["", f"{kind}, exact match by condition (own calibration / household / first "
+                "set's / none):", ""]
         for tag in TAGS:
             values = runs["own"]["by_tag"][tag]
-            cells = [f"{v} {values[v]} / {runs['first']['by_tag'][tag].get(v, '-')} / "
-                     f"{runs['uncalibrated']['by_tag'][tag].get(v, '-')}" for v in values]
+            cells = [f"{v} {values[v]} / " + " / ".join(
+                str(runs[name]["by_tag"][tag].get(v, "-"))
+                for name in ("household", "first", "uncalibrated")) for v in values]
             out.append(f"- {tag}: " + "; ".join(cells))
     return "\n".join(out)
 

@@ -3,9 +3,11 @@
 Training needs PyTorch, which the companion itself does not (``tools/requirements-train.txt``).
 The data are the real photos of a dice-bench dataset restricted by a tag, so a held-out part
 stays clean, plus rendered rolls (``vision/render.py``) of random dice sets, light, surfaces and
-frame sizes:
+frame sizes, and with ``--wild N`` N photos from the 3-D renderer (``vision/render_wild.py``:
+tilted cameras, side faces, glare, translucent bodies, busy mats; its held-out bench seeds are
+never used):
 
-    python tools/train_diemap.py ../shared/dice-real --where source_split=train \\
+    python tools/train_diemap.py ../shared/dice-real --where source_split=train --wild 1200 \\
         --out vision/models/diemap.onnx
 
 Each training sample is a square window of a photo shrunk so its dice are 8-64 working pixels
@@ -22,17 +24,18 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 from torch import nn
-from train_faces import Die, Photos, load_dataset
+from train_faces import Die, Photos, load_dataset, wild
 
 from vision.diemap import STRIDE, map_peaks, normalised, scored, to_cell, work_input
 from vision.pips import PIP_GRID
-from vision.render import CONDITIONS, random_faces, render_empty, render_roll
+from vision.render import CONDITIONS, Scene, random_faces, render_empty, render_roll
 
 DIE_RANGE = (8.0, 64.0)
 """Die widths in working pixels the samples are shrunk to (log-uniform)."""
@@ -42,13 +45,22 @@ def rendered(count: int, seed: int) -> Photos:
     """Rendered rolls of 1-6 dice, standard or MLEM faces, in both conditions, at the Pi
     camera's usual frame sizes (the die sizes do not matter: ``sample`` rescales)."""
     rng = random.Random(seed)
+
+    def scenes() -> Iterator[Scene]:
+        for i in range(count):
+            faces = random_faces(rng, rng.randint(1, 6), mlem=rng.random() < 0.3)
+            width, height = rng.choice(((640, 480), (800, 600), (960, 540), (1280, 720),
+                                        (1280, 960), (1920, 1080)))
+            yield render_roll(faces, seed * 100_000 + i, width=width, height=height,
+                              conditions=CONDITIONS[i % len(CONDITIONS)])
+    return found(scenes())
+
+
+def found(scenes: Iterable[Scene]) -> Photos:
+    """Rendered photos as die-map training photos: every die at its top face's centre and
+    width, whatever its face."""
     out = Photos([], [])
-    for i in range(count):
-        faces = random_faces(rng, rng.randint(1, 6), mlem=rng.random() < 0.3)
-        width, height = rng.choice(((640, 480), (800, 600), (960, 540), (1280, 720),
-                                    (1280, 960), (1920, 1080)))
-        scene = render_roll(faces, seed * 100_000 + i, width=width, height=height,
-                            conditions=CONDITIONS[i % len(CONDITIONS)])
+    for scene in scenes:
         out.images.append(scene.image)
         out.dice += [Die(len(out.images) - 1, d.x, d.y, d.size, 0) for d in scene.dice]
     return out
@@ -286,20 +298,27 @@ def main(argv: list[str] | None = None) -> None:
                         help="train only on the lines with this tag (repeatable)")
     parser.add_argument("--rendered", type=int, default=3000, help="rendered photos to add")
     parser.add_argument("--drawn", type=int, default=1500, help="photos of flat drawn dice")
+    parser.add_argument("--wild", type=int, default=0,
+                        help="photos from the 3-D renderer (render_wild.py), a third MLEM dice")
     parser.add_argument("--steps", type=int, default=8000)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--side", type=int, default=160, help="training window, working px")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default="vision/models/diemap.onnx")
     args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # one thread: the same weights on every run
     real, real_val = load_dataset(Path(args.dataset), dict(w.split("=", 1) for w in args.where))
     synthetic, synthetic_val = rendered(args.rendered, args.seed).held_back()
     flat, flat_val = drawn(args.drawn, args.seed).held_back()
+    sets, vals = [real, synthetic, real, synthetic, flat], [real_val, synthetic_val, flat_val]
+    if args.wild:
+        tilted, tilted_val = found(wild(args.wild, args.seed, mlem_share=0.3)).held_back()
+        sets[3:4] = [tilted, tilted]
+        vals.append(tilted_val)
     print(f"{len(real.images)} + {len(real_val.images)} real photos, {len(synthetic.images)} + "
           f"{len(synthetic_val.images)} rendered, {len(flat.images)} + {len(flat_val.images)} "
-          "drawn", flush=True)
-    model = train([real, synthetic, real, synthetic, flat], [real_val, synthetic_val, flat_val],
-                  args.steps, args.seed, args.side, args.batch)
+          f"drawn, {args.wild} from the 3-D renderer", flush=True)
+    model = train(sets, vals, args.steps, args.seed, args.side, args.batch)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(model, (torch.zeros(1, 3, 184, 320),), str(out), input_names=["frame"],

@@ -39,7 +39,7 @@ from torch import nn
 
 from vision.classify import CLASSES, CROP_PX, normalise, warp
 from vision.diemap import DieMap
-from vision.render import CONDITIONS, STANDARD_FACES, Scene, render_roll
+from vision.render import CONDITIONS, MLEM_FACES, STANDARD_FACES, Scene, render_roll
 from vision.render_wild import LIGHTS, RESOLUTIONS, SURFACES, Table, render_wild
 from vision.uncalibrated import CROP_SCALES, candidates
 
@@ -130,21 +130,24 @@ WILD_SEED = 10_000
 """The wild photos of ``--seed s`` are rendered from seeds 10,000 + 1,000,000 s onwards."""
 
 
-def wild(count: int, seed: int) -> Iterator[Scene]:
-    """Photos of standard dice (faces 1-6; the fuel face is no class) from the 3-D renderer, one
-    dice set and table each: every surface under every light at both frame sizes in turn; the
-    camera's tilt, the set's colours and the throw drawn by the photo's seed."""
+def wild(count: int, seed: int, *, mlem_share: float = 0.0) -> Iterator[Scene]:
+    """Photos from the 3-D renderer, one dice set and table each: every surface under every light
+    at both frame sizes in turn; the camera's tilt, the set's colours and the throw drawn by the
+    photo's seed. Standard dice (faces 1-6; the fuel face is no class of the face networks),
+    except a ``mlem_share`` of the photos with MLEM dice, for the die map, which only finds."""
     rng = random.Random(seed)
     photo_seed = WILD_SEED + seed * 1_000_000
     for i in range(count):
         while photo_seed in WILD_HELD_OUT:
             photo_seed += 1
-        faces = [rng.choice(STANDARD_FACES) for _ in range(rng.randint(1, 6))]
+        mlem = bool(np.random.default_rng([photo_seed, 23]).random() < mlem_share)
+        faces = [rng.choice(MLEM_FACES if mlem else STANDARD_FACES)
+                 for _ in range(rng.randint(1, 6))]
         table = Table.random(np.random.default_rng([photo_seed, 19]),
                              surface=SURFACES[i % len(SURFACES)],
                              light=LIGHTS[i // len(SURFACES) % len(LIGHTS)],
                              resolution=RESOLUTIONS[i // 24 % len(RESOLUTIONS)])
-        yield render_wild(faces, photo_seed, table=table, mlem=False).scene
+        yield render_wild(faces, photo_seed, table=table, mlem=mlem).scene
         photo_seed += 1
 
 

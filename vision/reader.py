@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.profile import Profile
-from vision.set_reader import Read, SetReader
+from vision.set_reader import FrameNetworks, Read, SetReader
 from vision.threads import one_thread
 
 UNCERTAIN_BELOW = 0.6
@@ -62,7 +62,8 @@ class DiceReader:
         best wins. Stopping at the first set that read all its dice surely was tried: a set
         reading one die of another set as its fuel symbol, surely, and nothing else, stopped
         it (two sets' rolls, alternating, read 14 of 16 against 16)."""
-        readings = [dice_set.read(image_bgr) for dice_set in self._sets]
+        networks = FrameNetworks(image_bgr)
+        readings = [dice_set.read(image_bgr, networks) for dice_set in self._sets]
         best = max(readings, key=lambda reading: explains(reading.own))
         return self._reading(best.dice, best.scale)
 

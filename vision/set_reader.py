@@ -2,7 +2,9 @@
 
 A calibrated set is read by its bodies (``bodies.py``), with the die map proposing the dice the
 body masks missed and the face networks adding the dice they read away from all of those,
-unless calibration found that the face network reads it better (``calibration.py``). With no
+unless calibration found that the face network reads it better (``calibration.py``). Where that
+reading is in doubt (a die read unsure, or a die-map peak the set's templates could not read) it
+is merged with the networks' reading of the whole frame, die by die (``merged``). With no
 profile, dice are read by the face network (``uncalibrated.py``). A calibrated set whose bodies
 do not stand out from the surface in a frame, or in which its colours and templates find no die,
 is read by the network too, which reads the set's fuel symbol with the set's own templates
@@ -25,7 +27,7 @@ from vision.body_face import BodyRead, pip_templates
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.diemap import DieMap, Peak
 from vision.faces import FaceRead, best_reads
-from vision.network_fuel import fuel_faces, fuel_known, with_fuel
+from vision.network_fuel import FUEL, FUEL_SURE, fuel_faces, fuel_known, with_fuel
 from vision.profile import Profile, body_match
 from vision.uncalibrated import Candidate, Networks, Seen, read_candidates, read_unknown_dice
 
@@ -37,6 +39,10 @@ NETWORK_WIDTHS = (0.7, 1.7)
 """Widths, over the body path's die width, of a die the networks add (their crops run about a
 fifth wider than the body path's squares): a printed planet on a galaxy mat, read as a 1 two and
 a half dice wide, is no die of this set."""
+
+DOUBTFUL_BELOW = 0.6
+"""A reading with a die read less sure than this (or a die-map peak the set's templates could
+not read) is merged with the networks' reading of the whole frame (``merged``)."""
 
 MIN_CONFIDENCE = 0.25
 """Below this a group of spots is taken for clutter, not a die."""
@@ -79,6 +85,21 @@ def shipped_networks() -> Networks:
     return Networks.load()
 
 
+class FrameNetworks:
+    """The shipped networks' reading of one frame, made at most once however many of a
+    household's dice sets ask for it; each set then reads its own fuel symbol into it."""
+
+    def __init__(self, image_bgr: np.ndarray) -> None:
+        self.image = image_bgr
+        self._dice: list[Seen] | None = None
+
+    def dice(self) -> list[Seen]:
+        """The dice the networks read in the frame."""
+        if self._dice is None:
+            self._dice = read_unknown_dice(self.image, shipped_networks())
+        return self._dice
+
+
 class SetReader:
     """Reads frames as one dice set (the module docstring says which reader reads it)."""
 
@@ -91,8 +112,10 @@ class SetReader:
         self._nets = shipped_networks() if profile.fuel is None or self._fuel_look else None
         self._diemap = (self._nets.diemap if self._nets else DieMap()) if look else None
 
-    def read(self, image_bgr: np.ndarray) -> SetReading:
-        """The dice of a BGR frame as this set reads them."""
+    def read(self, image_bgr: np.ndarray, networks: FrameNetworks | None = None) -> SetReading:
+        """The dice of a BGR frame as this set reads them (``networks``: the frame's network
+        reading, shared with the household's other sets)."""
+        networks = networks or FrameNetworks(image_bgr)
         if self._look is not None and self._templates is not None and self._diemap is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
@@ -100,10 +123,13 @@ class SetReader:
                                      self._diemap)
                 bodies = [*found, *missed.dice]
                 if bodies:  # none: the set's colours found no die, the networks read
-                    return SetReading([*bodies, *self._beside(image_bgr, bodies, missed.unread)],
-                                      1.0, bodies)
+                    dice = [*bodies, *self._beside(image_bgr, bodies, missed.unread)]
+                    if self._nets is not None and (missed.unread or any(
+                            d.confidence < DOUBTFUL_BELOW for d in dice)):
+                        dice = merged(dice, self._by_network(networks))
+                    return SetReading(dice, 1.0, bodies)
         if self._nets is not None:
-            seen = self._by_network(image_bgr)
+            seen = self._by_network(networks)
             # read by the networks where the body path found nothing: none is the set's own
             return SetReading(seen, 1.0, [] if self._look is not None else seen)
         best: tuple[float, Frame, list[FaceRead]] | None = None
@@ -117,12 +143,13 @@ class SetReader:
         _, frame, reads = best
         return SetReading(reads, frame.scale, reads)
 
-    def _by_network(self, image_bgr: np.ndarray) -> Sequence[Read]:
+    def _by_network(self, networks: FrameNetworks) -> Sequence[Read]:
         """The dice as the face networks read them, fuel faces by the set's templates."""
         assert self._nets is not None
-        seen = read_unknown_dice(image_bgr, self._nets)
+        seen = networks.dice()
         if self._fuel_look is not None and self._templates is not None:
-            return with_fuel(image_bgr, seen, self._fuel_look, self._templates, self._nets.diemap)
+            return with_fuel(networks.image, seen, self._fuel_look, self._templates,
+                             self._nets.diemap)
         return seen
 
     def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read],
@@ -164,3 +191,25 @@ class SetReader:
             reads.extend(r for r in best_reads(spots, frame.die_px, self.profile)
                          if r.confidence >= MIN_CONFIDENCE)
         return suppress_neighbours(reads, frame.die_px)
+
+
+def merged(dice: Sequence[Read], seen: Sequence[Read]) -> list[Read]:
+    """The body path's dice and the networks' reading of the whole frame as one reading. Of two
+    readings of one die the surer wins, except that the set's templates' sure fuel symbol beats
+    the networks, which do not know the symbol; a die only the networks saw is kept when about
+    as wide as the body path's dice (``NETWORK_WIDTHS``)."""
+    die = float(np.median([d.size for d in dice]))
+    low, high = NETWORK_WIDTHS
+    out = list(dice)
+    for s in seen:
+        near = [i for i, d in enumerate(dice)
+                if np.hypot(s.x - d.x, s.y - d.y) < SAME_DIE * max(s.size, d.size)]
+        if not near:
+            if low * die <= s.size <= high * die:
+                out.append(s)
+            continue
+        i = min(near, key=lambda i: np.hypot(s.x - dice[i].x, s.y - dice[i].y))
+        if s.confidence > out[i].confidence and not (
+                out[i].face == FUEL and out[i].confidence >= FUEL_SURE):
+            out[i] = s
+    return out

@@ -254,7 +254,8 @@ def test_a_two_under_glare_is_not_read_as_a_one_on_its_corner_pip(tmp_path: Path
 def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
     """Two dark 2s with glare on their tops, on the printed galaxy mat: the body mask loses
     both, the die map (which knows dice by their shape and pips, not by this set's colours)
-    finds them, and the set's own face reader reads them. The same in both environments."""
+    finds them, and the set's own face reader reads them, or the face networks read what the
+    templates could not at the map's peak. The same in both environments."""
     style = DiceStyle.random(random.Random(10), conditions="hard")
     reader = calibrated_reader(style, "hard")
     scene = render_roll(["fuel", "2", "2"], 207, style=style, conditions="hard")
@@ -263,11 +264,11 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
     templates = pip_templates(look)
     bodies = read_bodies(scene.image, look, templates)
     assert bodies is not None and [r.face for r in bodies] == ["fuel"]
-    found = missed_dice(scene.image, bodies, look, templates, DieMap()).dice
-    assert [r.face for r in found] == ["2", "2"]
-    for r in found:
-        assert min(np.hypot(r.x - d.x, r.y - d.y) for d in scene.dice if d.face == "2") < (
-            0.2 * style.size)
+    missed = missed_dice(scene.image, bodies, look, templates, DieMap())
+    assert [r.face for r in missed.dice] in (["2"], ["2", "2"])
+    for two in (d for d in scene.dice if d.face == "2"):
+        assert min(np.hypot(r.x - two.x, r.y - two.y) for r in [*missed.dice, *missed.unread]
+                   ) < 0.3 * style.size
     assert reader.read(scene.image).key == ("2", "2", "fuel")
 
 

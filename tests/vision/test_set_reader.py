@@ -1,0 +1,96 @@
+"""One dice set's reading: the body path merged with the networks' reading where it is in doubt,
+and the networks' reading shared by a household's sets."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import vision.set_reader as set_reader
+from vision.bodies import missed_dice, read_bodies
+from vision.body_face import BodyRead, pip_templates
+from vision.calibration import calibrate
+from vision.diemap import DieMap
+from vision.evaluate import calibration_shots, load_dataset, read_image
+from vision.reader import DiceReader
+from vision.render_wild import write_wild_dataset
+from vision.set_reader import NETWORK_WIDTHS, merged
+from vision.uncalibrated import Seen
+
+
+def body(face: str, confidence: float, x: float, y: float = 100.0) -> BodyRead:
+    return BodyRead(face, confidence, x, y, 40.0)
+
+
+def seen(face: str, confidence: float, x: float, y: float = 100.0, size: float = 44.0) -> Seen:
+    return Seen(face, confidence, x, y, size, 0.99)
+
+
+def test_the_surer_reading_of_one_die_wins() -> None:
+    dice = merged([body("1", 0.3, 100), body("4", 0.95, 200)],
+                  [seen("3", 0.9, 103), seen("2", 0.7, 198)])
+    assert sorted(d.face for d in dice) == ["3", "4"]
+
+
+def test_a_sure_fuel_symbol_beats_the_networks_which_do_not_know_it() -> None:
+    dice = merged([body("fuel", 0.8, 100)], [seen("1", 0.97, 101)])
+    assert [d.face for d in dice] == ["fuel"]
+    doubtful = merged([body("fuel", 0.2, 100)], [seen("1", 0.97, 101)])
+    assert [d.face for d in doubtful] == ["1"]
+
+
+def test_a_die_only_the_networks_saw_is_kept_when_about_as_wide_as_the_sets() -> None:
+    low, high = NETWORK_WIDTHS
+    dice = merged([body("2", 0.9, 100)],
+                  [seen("5", 0.9, 300, size=40 * (low + high) / 2),
+                   seen("1", 0.9, 500, size=40 * high * 1.2),   # a printed planet on a mat
+                   seen("6", 0.9, 700, size=40 * low * 0.8)])   # a speck
+    assert sorted(d.face for d in dice) == ["2", "5"]
+
+
+def test_a_household_reads_the_frame_with_the_networks_once(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every set of a household may ask for the networks' reading; it is made once a frame."""
+    calls = []
+    real = set_reader.read_unknown_dice
+
+    def counted(*args: object) -> list[Seen]:
+        calls.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(set_reader, "read_unknown_dice", counted)
+    write_wild_dataset(tmp_path, 1, 5006, surface="tray", light="ceiling", resolution=(640, 480))
+    lines = load_dataset(tmp_path)
+    profile = calibrate(calibration_shots(lines))
+    household = DiceReader(replace(profile, more_sets=(profile,)))
+    household.read(read_image(next(line for line in lines if line.split == "test").image))
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(("photo", "seed", "surface", "light", "resolution", "what"), [
+    (1, 5006, "tray", "ceiling", (640, 480), "a 3 read as a second fuel symbol"),
+    (3, 5012, "tray", "ring", (1280, 720), "a die the body masks and the templates missed"),
+])
+def test_a_doubtful_body_path_reading_is_merged_with_the_networks(
+        tmp_path: Path, photo: int, seed: int, surface: str, light: str,
+        resolution: tuple[int, int], what: str) -> None:
+    """3-D rendered MLEM rolls (``render_wild``, tuning seeds) where the body path alone reads
+    the roll wrong (``what``). Merged with the networks' reading of the frame, the roll is read
+    right. The same in both environments."""
+    write_wild_dataset(tmp_path, photo + 1, seed, surface=surface, light=light,
+                       resolution=resolution)
+    lines = load_dataset(tmp_path)
+    profile = calibrate(calibration_shots(lines))
+    line = [line for line in lines if line.split == "test"][photo]
+    image = read_image(line.image)
+    truth = tuple(sorted(d.face for d in line.dice))
+    look = profile.look()
+    assert look is not None
+    templates = pip_templates(look)
+    found = read_bodies(image, look, templates)
+    assert found is not None
+    by_bodies = found + missed_dice(image, found, look, templates, DieMap()).dice
+    assert tuple(sorted(d.face or "?" for d in by_bodies)) != truth, what
+    assert DiceReader(profile).read(image).key == truth
