@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from vision.bodies import missed_dice, read_bodies
+from vision.body_face import BodyRead, pip_templates
 from vision.calibration import calibrate
-from vision.profile import LabelledDie
+from vision.diemap import DieMap
+from vision.evaluate import calibration_shots, load_dataset, read_image
+from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader
 from vision.render import DiceStyle, Scene, random_faces, render_roll
+from vision.render_wild import write_wild_dataset
 
 
 def calibration_shots_of(style: DiceStyle, conditions: str, *, width: int = 1280,
@@ -37,3 +44,31 @@ def standard_roll(seed: int, conditions: str = "normal") -> Scene:
     return render_roll(random_faces(rng, rng.randint(1, 6), mlem=False), seed, width=960,
                        height=540, conditions=conditions,
                        style=DiceStyle.random(random.Random(seed), conditions=conditions))
+
+
+class WildRoll(NamedTuple):
+    """A 3-D rendered MLEM roll, the set calibrated on its own shots, and the dice the body path
+    finds in it before the networks: bodies and the set's templates at the die map's peaks."""
+
+    profile: Profile
+    image: np.ndarray
+    truth: tuple[str, ...]
+    by_bodies: list[BodyRead]
+
+
+def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
+              resolution: tuple[int, int]) -> WildRoll:
+    """Test photo ``photo`` of the ``render_wild`` set of ``seed`` on that table."""
+    write_wild_dataset(folder, photo + 1, seed, surface=surface, light=light,
+                       resolution=resolution)
+    lines = load_dataset(folder)
+    profile = calibrate(calibration_shots(lines))
+    line = [line for line in lines if line.split == "test"][photo]
+    image = read_image(line.image)
+    look = profile.look()
+    assert look is not None
+    templates = pip_templates(look)
+    found = read_bodies(image, look, templates)
+    assert found is not None
+    missed = missed_dice(image, found, look, templates, DieMap()).dice
+    return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed)

@@ -28,9 +28,8 @@ from vision.diemap import DieMap
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
 from vision.render import DiceStyle, render_roll, write_dataset
-from vision.render_wild import write_wild_dataset
 
-from .helpers import calibrated_reader
+from .helpers import calibrated_reader, wild_roll
 
 ORANGE = (24.0, 124.0, 216.0)
 """An orange body, BGR (the rendered hard set's seed 2024)."""
@@ -278,17 +277,6 @@ def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
     5009): in a roll of six, one die's top the body colour does not describe in that light, so
     neither the body masks nor the set's templates at the die map's peaks find it; the face
     networks do, and the reader reads the whole roll. The same in both environments."""
-    write_wild_dataset(tmp_path, 1, 5009, surface="tray", light="ceiling",
-                       resolution=(1280, 720))
-    lines = load_dataset(tmp_path)
-    profile = calibrate(calibration_shots(lines))
-    line = next(line for line in lines if line.split == "test")
-    image = read_image(line.image)
-    look = profile.look()
-    assert look is not None
-    templates = pip_templates(look)
-    found = read_bodies(image, look, templates)
-    assert found is not None
-    by_bodies = found + missed_dice(image, found, look, templates, DieMap()).dice
-    assert len(by_bodies) == len(line.dice) - 1 == 5
-    assert DiceReader(profile).read(image).key == tuple(sorted(d.face for d in line.dice))
+    roll = wild_roll(tmp_path, 0, 5009, surface="tray", light="ceiling", resolution=(1280, 720))
+    assert len(roll.by_bodies) == len(roll.truth) - 1 == 5
+    assert DiceReader(roll.profile).read(roll.image).key == roll.truth

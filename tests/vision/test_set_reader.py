@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 import vision.set_reader as set_reader
-from vision.bodies import missed_dice, read_bodies
-from vision.body_face import BodyRead, pip_templates
+from vision.body_face import BodyRead
 from vision.calibration import calibrate
-from vision.diemap import DieMap
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
 from vision.render_wild import write_wild_dataset
 from vision.set_reader import NETWORK_WIDTHS, merged
 from vision.uncalibrated import Seen
+
+from .helpers import wild_roll
 
 
 def body(face: str, confidence: float, x: float, y: float = 100.0) -> BodyRead:
@@ -79,18 +79,6 @@ def test_a_doubtful_body_path_reading_is_merged_with_the_networks(
     """3-D rendered MLEM rolls (``render_wild``, tuning seeds) where the body path alone reads
     the roll wrong (``what``). Merged with the networks' reading of the frame, the roll is read
     right. The same in both environments."""
-    write_wild_dataset(tmp_path, photo + 1, seed, surface=surface, light=light,
-                       resolution=resolution)
-    lines = load_dataset(tmp_path)
-    profile = calibrate(calibration_shots(lines))
-    line = [line for line in lines if line.split == "test"][photo]
-    image = read_image(line.image)
-    truth = tuple(sorted(d.face for d in line.dice))
-    look = profile.look()
-    assert look is not None
-    templates = pip_templates(look)
-    found = read_bodies(image, look, templates)
-    assert found is not None
-    by_bodies = found + missed_dice(image, found, look, templates, DieMap()).dice
-    assert tuple(sorted(d.face or "?" for d in by_bodies)) != truth, what
-    assert DiceReader(profile).read(image).key == truth
+    roll = wild_roll(tmp_path, photo, seed, surface=surface, light=light, resolution=resolution)
+    assert tuple(sorted(d.face or "?" for d in roll.by_bodies)) != roll.truth, what
+    assert DiceReader(roll.profile).read(roll.image).key == roll.truth
