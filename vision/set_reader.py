@@ -172,13 +172,11 @@ class SetReader:
         if self._nets is None or not unread:
             return []
         die = float(np.median([b.size for b in bodies]))
-        low, high = NETWORK_WIDTHS
         places = [Candidate(p.x, p.y, p.width) for p in unread]
         read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
                                self._nets)
-        beside = [d for d in read if low * die <= d.size <= high * die
-                  and all(np.hypot(d.x - b.x, d.y - b.y) >= SAME_DIE * max(d.size, b.size)
-                          for b in bodies)]
+        beside = [d for d in read
+                  if as_wide_as_the_set(d, die) and not any(one_die(d, b) for b in bodies)]
         if self._fuel_look is None or self._templates is None:
             return beside
         return fuel_faces(image_bgr, beside, self._fuel_look, self._templates)
@@ -203,13 +201,11 @@ def merged(dice: Sequence[Read], seen: Sequence[Read]) -> list[Read]:
     the networks, which do not know the symbol; a die only the networks saw is kept when about
     as wide as the body path's dice (``NETWORK_WIDTHS``)."""
     die = float(np.median([d.size for d in dice]))
-    low, high = NETWORK_WIDTHS
     out = list(dice)
     for s in seen:
-        near = [i for i, d in enumerate(dice)
-                if np.hypot(s.x - d.x, s.y - d.y) < SAME_DIE * max(s.size, d.size)]
+        near = [i for i, d in enumerate(dice) if one_die(s, d)]
         if not near:
-            if low * die <= s.size <= high * die:
+            if as_wide_as_the_set(s, die):
                 out.append(s)
             continue
         i = min(near, key=lambda i: np.hypot(s.x - dice[i].x, s.y - dice[i].y))
@@ -217,3 +213,15 @@ def merged(dice: Sequence[Read], seen: Sequence[Read]) -> list[Read]:
                 out[i].face == FUEL and out[i].confidence >= FUEL_SURE):
             out[i] = s
     return out
+
+
+def one_die(a: Read, b: Read) -> bool:
+    """Do two readings lie on one die (centres closer than ``SAME_DIE`` of the larger width)?"""
+    return bool(np.hypot(a.x - b.x, a.y - b.y) < SAME_DIE * max(a.size, b.size))
+
+
+def as_wide_as_the_set(d: Read, die: float) -> bool:
+    """Is a die the networks read about as wide as the set's dice, ``die`` frame pixels
+    (``NETWORK_WIDTHS``)?"""
+    low, high = NETWORK_WIDTHS
+    return low * die <= d.size <= high * die
