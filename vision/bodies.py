@@ -30,7 +30,7 @@ import numpy as np
 from vision.body_face import BodyRead, Look, Templates, read_die
 from vision.body_mask import coarse, die_masks
 from vision.body_split import die_rects, seen_die_width
-from vision.diemap import DieMap, Peak
+from vision.diemap import FrameMap, Peak
 
 RESCALE_BEYOND = 1.15
 """A frame's dice may look this much bigger or smaller than calibrated (the photos of a fixed
@@ -52,10 +52,14 @@ MISSED_SURE = 0.45
 """Such a die is kept when its face is read at least this sure: at 0.3 (with the map's frame
 not yet shrunk by a whole factor) a patch of the bench's busy mat passed as a die in one roll
 of 200 in hard light; from 0.3 to 0.6, 20 other hard sets read the same within a roll in 500."""
-MISSED_TURNS = (0.0, 15.0, 30.0, 45.0, 60.0, 75.0)
-"""Turns a missed die's face is read at (degrees): the map gives no turn, and the surest wins.
-Reading each turn once (``read_at``, without ``read_die``'s further turns for a face that
-matches nothing) read 40 hard sets 0.936 exact against 0.941."""
+EDGE_REACH = 0.75
+"""Half the side of the window whose edges give a die's turn (``edge_turn``), in die widths."""
+EDGE_AT = 0.55
+"""Distance from the centre of a die's edges, in die widths (half a width at their middles,
+0.7 at the corners); its pips lie nearer."""
+EDGE_SPREAD = 0.12
+"""Spread of the weight around ``EDGE_AT``: pips, whose outline on the pixel grid leans to the
+diagonals at small sizes, and neighbouring dice count little."""
 MISSED_LOOKS = 8
 """Most peaks looked at, strongest first: a roll has at most six dice, and a frame of another
 dice set (its bodies unknown to the mask) had up to 20 peaks, each costing about 30 ms. Looking
@@ -162,17 +166,18 @@ class Missed(NamedTuple):
     unread: list[Peak]
 
 
-def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, templates: Templates,
-                diemap: DieMap) -> Missed:
+def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates: Templates
+                ) -> Missed:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
     pips): the die map's peaks away from every die found, each read like any die of the set
     (``surest_read``), kept where that reading is sure enough. The map knows dice by their
     shape and pips, not by this set's colours, so it sees what the mask lost."""
+    image = frame.image
     h, w = image.shape[:2]
     die = float(np.median([r.size for r in found])) if found else look.die_frac * min(h, w)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
-    peaks = sorted(diemap.peaks(image, MISSED_PEAK, die), key=lambda p: -p.score)
+    peaks = sorted(frame.peaks(MISSED_PEAK, die), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)
                for r in [*found, *extra]):
@@ -188,6 +193,28 @@ def missed_dice(image: np.ndarray, found: Sequence[Placed], look: Look, template
 def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look: Look,
                 templates: Templates) -> BodyRead | None:
     """A die found without a turn (by the die map or the face network) read with the set's own
-    templates at every turn of ``MISSED_TURNS``: the surest reading, None if none reads."""
-    reads = [read_die(image, centre, die, turn, look, templates) for turn in MISSED_TURNS]
-    return max((r for r in reads if r is not None), key=lambda r: r.confidence, default=None)
+    templates at the turn its edges show (``edge_turn``; ``read_die`` tries other turns if
+    that one reads nothing)."""
+    return read_die(image, centre, die, edge_turn(image, centre, die), look, templates)
+
+
+def edge_turn(image: np.ndarray, centre: tuple[float, float], die: float) -> float:
+    """The turn of a die ``die`` pixels wide near ``centre`` (degrees, mod 90), from the
+    directions of the edges around it: a square's edges run at its turn and a quarter turn
+    from it, so the gradients' fourth circular harmonic points at the turn (weighted towards
+    the centre; round pips add to every direction alike)."""
+    h, w = image.shape[:2]
+    r = int(EDGE_REACH * die) + 2
+    x, y = int(centre[0] + 0.5), int(centre[1] + 0.5)  # centres lie in the frame
+    x0, y0 = max(0, x - r), max(0, y - r)
+    grey = cv2.cvtColor(image[y0:min(h, y + r), x0:min(w, x + r)], cv2.COLOR_BGR2GRAY)
+    gx = cv2.Scharr(grey, cv2.CV_32F, 1, 0)
+    gy = cv2.Scharr(grey, cv2.CV_32F, 0, 1)
+    yy, xx = np.ogrid[y0 - y:y0 - y + grey.shape[0], x0 - x:x0 - x + grey.shape[1]]
+    off = np.sqrt(xx * xx + yy * yy) / die - EDGE_AT
+    weight = np.exp(-off * off / (2 * EDGE_SPREAD ** 2))
+    # |g|^2 e^(4i angle of g) = g^4 / |g|^2, with g = gx + i gy
+    c2, s2, m2 = gx * gx - gy * gy, 2 * gx * gy, gx * gx + gy * gy + 1e-6
+    re = float(((c2 * c2 - s2 * s2) / m2 * weight).sum())
+    im = float((2 * c2 * s2 / m2 * weight).sum())
+    return float(np.degrees(np.arctan2(im, re)) / 4) % 90

@@ -148,7 +148,10 @@ def pip_templates(look: Look) -> Templates:
             if not any(np.abs(t - v).max() < 0.05 for v in variants):
                 variants.append(t)
                 pairs.append((face, t, pts))
-    pairs.extend(("fuel", np.rot90(t, k), []) for t in look.fuel for k in range(4))
+    # a symbol learned in weak light (ring light, glare) is faint; its shape is the template,
+    # its strength is the ink map's to measure
+    pairs.extend(("fuel", np.rot90(t / max(float(t.max()), 1e-6), k), [])
+                 for t in look.fuel for k in range(4))
     unit, contrast = [], []
     for _, t, _ in pairs:
         v = t.astype(np.float32).ravel()

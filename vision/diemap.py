@@ -133,6 +133,24 @@ class DieMap:
         return map_peaks(*self.outputs(image, die_px), above, image.shape)
 
 
+class FrameMap:
+    """One frame's die map, run at most once per working scale however many readers look for
+    dice the map found: the body path, the networks' fuel search and each set of a household
+    shrink a frame by the same whole factor for dice of about one width (``work_scale``)."""
+
+    def __init__(self, diemap: DieMap, image: np.ndarray) -> None:
+        self.image = image
+        self._diemap = diemap
+        self._maps: dict[float, np.ndarray] = {}
+
+    def peaks(self, above: float, die_px: float | None = None) -> list[Peak]:
+        """``DieMap.peaks`` of this frame."""
+        scale = work_scale(self.image.shape, die_px)
+        if scale not in self._maps:
+            self._maps[scale] = self._diemap.outputs(self.image, die_px)[0]
+        return map_peaks(self._maps[scale], scale, above, self.image.shape)
+
+
 def map_peaks(out: np.ndarray, scale: float, above: float, shape: tuple[int, ...]) -> list[Peak]:
     """The local maxima of a map (as ``DieMap.outputs`` gives it) scoring at least ``above``,
     in frame pixels, within the frame of ``shape`` (not on its padding)."""

@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.bodies import missed_dice, surest_read
 from vision.body_face import BodyRead, Look, Templates
-from vision.diemap import DieMap
+from vision.diemap import FrameMap
 from vision.uncalibrated import Seen
 
 FUEL = "fuel"
@@ -32,12 +32,12 @@ ASK_AGAIN_BELOW = 0.6
 (the table asks a person about such a die anyway: ``reader.UNCERTAIN_BELOW``)."""
 
 
-def with_fuel(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
-              diemap: DieMap) -> list[Seen | BodyRead]:
-    """The network's dice with the fuel faces among them read as fuel (``fuel_faces``), and
-    the fuel dice the network turned down added."""
-    out = fuel_faces(image, seen, look, templates)
-    turned_down = missed_dice(image, out, look, templates, diemap).dice
+def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates
+              ) -> list[Seen | BodyRead]:
+    """The network's dice in ``frame`` with the fuel faces among them read as fuel
+    (``fuel_faces``), and the fuel dice the network turned down added."""
+    out = fuel_faces(frame.image, seen, look, templates)
+    turned_down = missed_dice(frame, out, look, templates).dice
     return out + [r for r in turned_down if r.face == FUEL and r.confidence >= FUEL_SURE]
 
 

@@ -17,7 +17,7 @@ without the body path.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +25,7 @@ import numpy as np
 from vision.bodies import OVERLAP, missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
-from vision.diemap import DieMap, Peak
+from vision.diemap import FrameMap, Peak
 from vision.faces import FaceRead, best_reads
 from vision.network_fuel import FUEL, FUEL_SURE, fuel_faces, fuel_known, with_fuel
 from vision.profile import Profile, body_match
@@ -90,12 +90,18 @@ def shipped_networks() -> Networks:
 
 
 class FrameNetworks:
-    """The shipped networks' reading of one frame, made at most once however many of a
-    household's dice sets ask for it; each set then reads its own fuel symbol into it."""
+    """The shipped networks' reading of one frame, and its die map, each made at most once
+    however many of a household's dice sets ask for them; each set then reads its own fuel
+    symbol into the reading."""
 
     def __init__(self, image_bgr: np.ndarray) -> None:
         self.image = image_bgr
         self._dice: list[Seen] | None = None
+
+    @cached_property
+    def map(self) -> FrameMap:
+        """The frame's die map."""
+        return FrameMap(shipped_networks().diemap, self.image)
 
     def dice(self) -> list[Seen]:
         """The dice the networks read in the frame."""
@@ -114,17 +120,15 @@ class SetReader:
         self._templates = pip_templates(look) if look else None
         self._fuel_look = look if fuel_known(look) else None
         self._nets = shipped_networks() if profile.fuel is None or self._fuel_look else None
-        self._diemap = (self._nets.diemap if self._nets else DieMap()) if look else None
 
     def read(self, image_bgr: np.ndarray, networks: FrameNetworks | None = None) -> SetReading:
         """The dice of a BGR frame as this set reads them (``networks``: the frame's network
         reading, shared with the household's other sets)."""
         networks = networks or FrameNetworks(image_bgr)
-        if self._look is not None and self._templates is not None and self._diemap is not None:
+        if self._look is not None and self._templates is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
-                missed = missed_dice(image_bgr, found, self._look, self._templates,
-                                     self._diemap)
+                missed = missed_dice(networks.map, found, self._look, self._templates)
                 bodies = [*found, *missed.dice]
                 if bodies:  # none: the set's colours found no die, the networks read
                     dice = [*bodies, *self._beside(image_bgr, bodies, missed.unread)]
@@ -152,8 +156,7 @@ class SetReader:
         assert self._nets is not None
         seen = networks.dice()
         if self._fuel_look is not None and self._templates is not None:
-            return with_fuel(networks.image, seen, self._fuel_look, self._templates,
-                             self._nets.diemap)
+            return with_fuel(networks.map, seen, self._fuel_look, self._templates)
         return seen
 
     def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read],

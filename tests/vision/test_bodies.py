@@ -7,8 +7,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vision.bodies import _apart, _evidence, missed_dice, read_bodies
+from vision.bodies import _apart, _evidence, edge_turn, missed_dice, read_bodies
 from vision.body_face import (
     CANON,
     GLARE_TWO,
@@ -24,7 +26,7 @@ from vision.body_learn import HAZE_LESS_TRIALS
 from vision.body_mask import die_masks
 from vision.body_split import die_rects
 from vision.calibration import calibrate
-from vision.diemap import DieMap
+from vision.diemap import DieMap, FrameMap
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
 from vision.render import DiceStyle, render_roll, write_dataset
@@ -126,6 +128,41 @@ def test_a_hazy_fuel_face_keeps_its_symbol() -> None:
         assert inks[-1].max() > 0.8
         face, confidence, _ = read_face(inks, templates)
         assert face == "fuel" and confidence > 0.8
+
+
+def test_a_symbol_learned_faint_reads_a_symbol_seen_bright() -> None:
+    """Calibration's ring light left the symbol faint in its own ink map (a third of full
+    strength): its template is the symbol's shape, and the bright symbol of a later frame still
+    reads as fuel."""
+    m = (CANON + 2 * MARGIN - TEMPLATE) // 2
+    look = Look(ORANGE, (BLACK, BLUE), 0.1)
+    symbol = ink_maps(_fuel_face(0.0), look)[-1][m:m + TEMPLATE, m:m + TEMPLATE]
+    faint = Look(ORANGE, (BLACK, BLUE), 0.1, fuel=(np.ascontiguousarray(0.3 * symbol),))
+    face, confidence, _ = read_face(ink_maps(_fuel_face(0.0), faint), pip_templates(faint))
+    assert face == "fuel" and confidence > 0.8
+
+
+@given(st.floats(0.0, 89.9), st.floats(30.0, 120.0), st.integers(0, 2**16))
+@settings(max_examples=60, deadline=None)
+def test_a_dies_turn_is_read_from_its_edges(turn: float, side: float, seed: int) -> None:
+    """A square die with pips, turned by ``turn`` degrees as ``read_die`` turns its square
+    (OpenCV's rotated rectangles), on a mottled floor: its edges give the turn within 6
+    degrees, modulo a quarter turn (the template fit takes about 11: ``read_die`` tries turns
+    22.5 degrees apart)."""
+    rng = np.random.default_rng(seed)
+    floor = cv2.GaussianBlur(rng.uniform(60, 120, (300, 300, 3)).astype(np.float32), (0, 0), 3)
+    image = np.clip(floor, 0, 255).astype(np.uint8)
+    centre = (150.0 + rng.uniform(-5, 5), 150.0 + rng.uniform(-5, 5))
+    corners = cv2.boxPoints((centre, (side, side), turn))
+    cv2.fillConvexPoly(image, np.round(corners * 16).astype(np.int32), ORANGE, cv2.LINE_AA,
+                       shift=4)
+    for gx, gy in ((-1, -1), (1, 1), (0, 0)):
+        at = np.mean(corners, axis=0) + 0.28 * side * (
+            gx * (corners[2] - corners[1]) + gy * (corners[0] - corners[1])) / side
+        cv2.circle(image, (round(at[0]), round(at[1])), max(2, round(0.08 * side)), BLACK, -1,
+                   cv2.LINE_AA)
+    error = (edge_turn(image, centre, side) - turn) % 90
+    assert min(error, 90 - error) < 6
 
 
 LIGHT_BLUE = (225.0, 179.0, 128.0)
@@ -263,7 +300,7 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
     templates = pip_templates(look)
     bodies = read_bodies(scene.image, look, templates)
     assert bodies is not None and [r.face for r in bodies] == ["fuel"]
-    missed = missed_dice(scene.image, bodies, look, templates, DieMap())
+    missed = missed_dice(FrameMap(DieMap(), scene.image), bodies, look, templates)
     assert [r.face for r in missed.dice] in (["2"], ["2", "2"])
     for two in (d for d in scene.dice if d.face == "2"):
         assert min(np.hypot(r.x - two.x, r.y - two.y) for r in [*missed.dice, *missed.unread]
@@ -274,9 +311,10 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
 def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
         tmp_path: Path) -> None:
     """A 3-D rendered MLEM set in a tray under a ceiling light (``render_wild``, tuning seed
-    5009): in a roll of six, one die's top the body colour does not describe in that light, so
-    neither the body masks nor the set's templates at the die map's peaks find it; the face
-    networks do, and the reader reads the whole roll. The same in both environments."""
-    roll = wild_roll(tmp_path, 0, 5009, surface="tray", light="ceiling", resolution=(1280, 720))
-    assert len(roll.by_bodies) == len(roll.truth) - 1 == 5
+    5018): in a roll of six, the body colour does not describe every die's top in that light,
+    so neither the body masks nor the set's templates at the die map's peaks find them all (one
+    missed with OpenCV 5, two with 4.6); the face networks find the rest, and the reader reads
+    the whole roll."""
+    roll = wild_roll(tmp_path, 0, 5018, surface="tray", light="ceiling", resolution=(1280, 720))
+    assert len(roll.by_bodies) < len(roll.truth) == 6
     assert DiceReader(roll.profile).read(roll.image).key == roll.truth

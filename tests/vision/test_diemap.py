@@ -15,6 +15,7 @@ from vision.diemap import (
     STRIDE,
     WORK_SIDE,
     DieMap,
+    FrameMap,
     from_cell,
     map_peaks,
     to_cell,
@@ -116,3 +117,30 @@ def test_an_empty_tray_has_no_sure_peak(nets: Networks) -> None:
     for seed in range(4):
         image = render_empty(seed, conditions=("normal", "hard")[seed % 2])
         assert all(p.score < 0.5 for p in nets.diemap.peaks(image, 0.1))
+
+
+class CountedMap(DieMap):
+    """The shipped die map, counting its runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs = 0
+
+    def outputs(self, image: np.ndarray, die_px: float | None = None
+                ) -> tuple[np.ndarray, float]:
+        self.runs += 1
+        return super().outputs(image, die_px)
+
+
+def test_a_frame_map_runs_the_map_once_per_working_scale() -> None:
+    """The body path and the networks' fuel search look for dice of about one width: one run
+    of the map serves both; dice twice as wide shrink the frame by another factor."""
+    scene = render_roll(["1", "3", "5"], 7, width=1280, height=720)
+    counted = CountedMap()
+    frame = FrameMap(counted, scene.image)
+    first = frame.peaks(0.3, 60.0)
+    assert frame.peaks(0.5, 64.0) == [p for p in first if p.score >= 0.5]
+    assert counted.runs == 1
+    assert first == DieMap().peaks(scene.image, 0.3, 60.0)
+    frame.peaks(0.3, 120.0)
+    assert counted.runs == 2
