@@ -16,6 +16,7 @@ every width gets one more look a step beyond them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -32,7 +33,7 @@ from vision.classify import (
     turns,
 )
 from vision.detect import Image
-from vision.diemap import DieMap
+from vision.diemap import DieMap, Peak
 
 CROP_SCALES = (0.5, 0.7, 1.0)
 """Crop widths tried, over the frame's die width. Chosen when that width came from the blobs,
@@ -124,9 +125,13 @@ class Seen:
 
 
 def candidates(image: Image, diemap: DieMap) -> tuple[list[Candidate], float]:
-    """Where a die may be centred, each with the width the map gives it, and the frame's die
-    width (frame pixels; 0 for a frame without a candidate)."""
-    peaks = diemap.peaks(image, PEAK_ABOVE)
+    """Where a die may be centred in the frame (``candidates_at``)."""
+    return candidates_at(diemap.peaks(image, PEAK_ABOVE))
+
+
+def candidates_at(peaks: Sequence[Peak]) -> tuple[list[Candidate], float]:
+    """The die map's peaks as candidates, each with the width the map gives it, and the
+    frame's die width (frame pixels; 0 for a frame without a candidate)."""
     if not peaks:
         return [], 0.0
     sure = [p.width for p in peaks if p.score >= SURE_PEAK] or [p.width for p in peaks]
@@ -244,7 +249,10 @@ def view_probabilities(image: Image, places: list[tuple[float, float, float, flo
     return mean
 
 
-def read_unknown_dice(image: Image, nets: Networks) -> list[Seen]:
-    """Find and read the dice of a frame without a profile."""
-    found, die_px = candidates(image, nets.diemap)
+def read_unknown_dice(image: Image, nets: Networks, peaks: Sequence[Peak] | None = None
+                      ) -> list[Seen]:
+    """Find and read the dice of a frame without a profile; ``peaks``: the die map's peaks
+    scoring ``PEAK_ABOVE`` or more where the caller has them (``set_reader.FrameNetworks``)."""
+    found, die_px = (candidates(image, nets.diemap) if peaks is None
+                     else candidates_at(peaks))
     return read_candidates(image, found, die_px, nets)
