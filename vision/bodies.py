@@ -201,8 +201,8 @@ def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look
 def edge_turn(image: np.ndarray, centre: tuple[float, float], die: float) -> float:
     """The turn of a die ``die`` pixels wide near ``centre`` (degrees, mod 90), from the
     directions of the edges around it: a square's edges run at its turn and a quarter turn
-    from it, so the gradients' fourth circular harmonic points at the turn (weighted towards
-    the centre; round pips add to every direction alike)."""
+    from it, so the gradients' fourth circular harmonic points at the turn (weighted on a ring
+    ``EDGE_AT`` from the centre, where the edges lie and the pips do not)."""
     h, w = image.shape[:2]
     r = int(EDGE_REACH * die) + 2
     x, y = int(centre[0] + 0.5), int(centre[1] + 0.5)  # centres lie in the frame

@@ -141,14 +141,14 @@ class FrameMap:
     def __init__(self, diemap: DieMap, image: np.ndarray) -> None:
         self.image = image
         self._diemap = diemap
-        self._maps: dict[float, np.ndarray] = {}
+        self._maps: dict[float, tuple[np.ndarray, float]] = {}
 
     def peaks(self, above: float, die_px: float | None = None) -> list[Peak]:
         """``DieMap.peaks`` of this frame."""
         scale = work_scale(self.image.shape, die_px)
         if scale not in self._maps:
-            self._maps[scale] = self._diemap.outputs(self.image, die_px)[0]
-        return map_peaks(self._maps[scale], scale, above, self.image.shape)
+            self._maps[scale] = self._diemap.outputs(self.image, die_px)
+        return map_peaks(*self._maps[scale], above, self.image.shape)
 
 
 def map_peaks(out: np.ndarray, scale: float, above: float, shape: tuple[int, ...]) -> list[Peak]:

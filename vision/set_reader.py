@@ -143,10 +143,10 @@ class SetReader:
                 missed = missed_dice(networks.map, found, self._look, self._templates)
                 bodies = [*found, *missed.dice]
                 if bodies:  # none: the set's colours found no die, the networks read
-                    dice = [*bodies, *self._beside(image_bgr, bodies, missed.unread)]
+                    die = float(np.median([b.size for b in bodies]))
+                    dice = [*bodies, *self._beside(image_bgr, bodies, die, missed.unread)]
                     if self._nets is not None and (missed.unread or any(
                             d.confidence < DOUBTFUL_BELOW for d in dice)):
-                        die = float(np.median([b.size for b in bodies]))
                         dice = merged(dice, self._by_network(networks, die))
                     return SetReading(dice, 1.0, bodies)
         if self._nets is not None:
@@ -174,7 +174,7 @@ class SetReader:
             return with_fuel(networks.map, seen, self._fuel_look, self._templates)
         return seen
 
-    def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read],
+    def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read], die: float,
                 unread: Sequence[Peak]) -> Sequence[Read]:
         """The face networks' reading of the die map's peaks the set's templates could not read
         (``missed_dice``), kept where they find a die about as wide as the set's dice
@@ -186,10 +186,10 @@ class SetReader:
         the networks read in the whole frame read 0.58 and 0.944 at three to five times the
         cost; without the width bar, printed discs of busy mats passed as dice (0.936). A
         frame whose peaks the body path explained costs nothing more. ``bodies`` holds at
-        least one die: a frame where the body path found none is the networks' alone."""
+        least one die (a frame where the body path found none is the networks' alone), ``die``
+        their median width."""
         if self._nets is None or not unread:
             return []
-        die = float(np.median([b.size for b in bodies]))
         places = [Candidate(p.x, p.y, p.width) for p in unread]
         read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
                                self._nets)
