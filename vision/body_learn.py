@@ -27,6 +27,11 @@ colour, but allowing for it everywhere lets more of the surface in."""
 MIN_DIE_PX = 12.0
 """Narrowest die width calibration considers (frame pixels): a pip of such a die is a pixel or
 two, nothing to read (dice-real's smallest dice are 25 px)."""
+MIN_INK_DISTANCE = 40.0
+"""Least distance (BGR) from the body colour of a pixel taken as ink."""
+INK_SHARE = 4.0
+"""Percent of a face's inner part taken as its ink: the farthest from the body (its pips
+cover more; their rims are shading)."""
 SIZE_TRIALS = (1.0, 0.8, 1.25, 1.6)
 """Multiples of the estimated die width that calibration tries, keeping the one that reads the
 calibration shots best."""
@@ -79,9 +84,10 @@ def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]
                     ) -> Learned | None:
     """``learn`` from the ``pooled`` body colour, with body pixels allowed to lack
     ``haze_less`` of the body colour's haze."""
-    fracs = [_settle_size(image, dice, pooled, s0, haze_less) / min(image.shape[:2])
-             for (image, dice), s0 in zip(shots, die_guess, strict=True)]
-    settled = [float(np.median(fracs)) * min(image.shape[:2]) for image, _ in shots]
+    first = float(np.median([_settle_size(image, dice, pooled, s0, haze_less)
+                             / min(image.shape[:2])
+                             for (image, dice), s0 in zip(shots, die_guess, strict=True)]))
+    settled = [first * min(image.shape[:2]) for image, _ in shots]
     body = _body_colour(shots, settled, pooled=False)
     if body is None:
         return None
@@ -102,6 +108,11 @@ def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]
                            pooled=False)
         if own is not None and not np.array_equal(own, body):
             trials.append((frac, own))
+    # and the first width with the pooled body colour: on glossy dice the windows' colour can
+    # take in the glare, and its mask then splits each die at its pips (a tuning set's 70 px
+    # dice settled at 18 px)
+    if first * side >= MIN_DIE_PX:
+        trials.append((round(first, 4), pooled))
     for frac, trial_body in trials:
         for factor in SIZE_TRIALS:
             sizes = [frac * factor * min(image.shape[:2]) for image, _ in shots]
@@ -185,6 +196,41 @@ def read_back(reads: list[tuple[str | None, float, float, float]],
     return score
 
 
+def _face_ink(pixels: np.ndarray, body: np.ndarray) -> np.ndarray | None:
+    """The ink colour on one labelled face (BGR rows of its inner part): the farthest pixels
+    from the body colour as the light takes it, in glare and in shade (``_off_light``), where
+    a share of the face lies far from those; else the farthest from the body colour itself
+    (white or black pips, which lie on those ways themselves), not the shading around pips.
+    None where nothing is far.
+
+    Glare blends a die's colour towards white, so on a glossy die the farthest pixels from the
+    body colour itself can be the glare: grey-white on green dice under a ceiling light, where
+    the pips were yellow, and no die of the set read back right."""
+    off = _off_light(pixels, body)
+    if float(np.percentile(off, 100 - INK_SHARE)) >= MIN_INK_DISTANCE:
+        return _farthest(pixels, off)
+    return _farthest(pixels, np.linalg.norm(pixels - body, axis=1))
+
+
+def _off_light(pixels: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """Each pixel's distance from the colours the body takes in glare and in shade (the
+    segments from the body colour to white and to black)."""
+    out = np.full(len(pixels), np.inf, np.float32)
+    for end in (np.full(3, 255.0, np.float32), np.zeros(3, np.float32)):
+        way = end - body
+        along = np.clip((pixels - body) @ way / max(float(way @ way), 1.0), 0.0, 1.0)
+        out = np.minimum(out, np.linalg.norm(pixels - body - along[:, None] * way, axis=1))
+    return out
+
+
+def _farthest(pixels: np.ndarray, distance: np.ndarray) -> np.ndarray | None:
+    """The median colour of the pixels in the top ``INK_SHARE`` by ``distance``, or None where
+    fewer than four of them are ``MIN_INK_DISTANCE`` away."""
+    far = pixels[distance >= max(MIN_INK_DISTANCE,
+                                 float(np.percentile(distance, 100 - INK_SHARE)))]
+    return np.median(far, axis=0) if len(far) >= 4 else None
+
+
 def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], body: np.ndarray,
               sizes: list[float], haze_less: float) -> Learned | None:
     """Learn the rest of the set given the die width in each shot."""
@@ -206,31 +252,33 @@ def _learn_at(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], bo
                                              (size, size), a)))
     if not fracs:
         return None
-    die_frac = float(np.median(fracs))
-    # 3. ink colours: what is far from the body on each face
-    inks = []
-    crops = []
-    for image, face, rect in rects:
-        crop, _ = canonical(image, rect)
-        inner = int(0.37 * CANON)
-        c = MARGIN + CANON // 2
-        f = crop[c - inner:c + inner, c - inner:c + inner].reshape(-1, 3).astype(np.float32)
-        d = np.linalg.norm(f - body, axis=1)
-        # the farthest few percent: the ink itself, not the shading around pips
-        far = f[d >= max(40.0, float(np.percentile(d, 96)))]
-        if len(far) >= 4:
-            inks.append((face, np.median(far, axis=0)))
-        crops.append((face, crop))
-    pip_inks = [c for f, c in inks if f != "fuel"]
-    fuel_inks = [c for f, c in inks if f == "fuel"]
-    colours = []
-    for group in (pip_inks, fuel_inks):
-        if group:
-            colours.append(_bgr(np.median(np.array(group), axis=0)))
+    crops = [(face, canonical(image, rect)[0]) for image, face, rect in rects]
+    colours = _ink_colours(crops, body)
     if not colours:
         return None
-    look = Look(_bgr(body), tuple(colours), die_frac, haze_less=haze_less)
-    # 4. pip geometry and the fuel symbol from the ink maps
+    return _with_geometry(Look(_bgr(body), colours, float(np.median(fracs)),
+                               haze_less=haze_less), crops)
+
+
+def _ink_colours(crops: list[tuple[str, np.ndarray]], body: np.ndarray
+                 ) -> tuple[tuple[float, float, float], ...]:
+    """The pips' colour and the symbol's: each the median over the faces that show it of the
+    face's ink (``_face_ink``)."""
+    inks = []
+    inner = int(0.37 * CANON)
+    c = MARGIN + CANON // 2
+    for face, crop in crops:
+        ink = _face_ink(crop[c - inner:c + inner, c - inner:c + inner].reshape(-1, 3)
+                        .astype(np.float32), body)
+        if ink is not None:
+            inks.append((face, ink))
+    groups = ([c for f, c in inks if f != "fuel"], [c for f, c in inks if f == "fuel"])
+    return tuple(_bgr(np.median(np.array(group), axis=0)) for group in groups if group)
+
+
+def _with_geometry(look: Look, crops: list[tuple[str, np.ndarray]]) -> Learned:
+    """``look`` with the pip geometry and the fuel symbol measured on its ink maps."""
+    # the pips measured on their ink maps, the symbol kept as its ink map
     offsets, radii, ones, fuel = [], [], [], []
     c0 = MARGIN + CANON / 2
     for face, crop in crops:
