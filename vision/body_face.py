@@ -219,25 +219,45 @@ def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
     """Per calibrated ink colour: how far each pixel went from this die's own body colour
     towards that ink (its colour scaled by the die's light), less how far it strayed off that
     way (``OFF_AXIS``), 0..1, inside the inner part of the face only (the bevelled rim and the
-    surface are not ink)."""
+    surface are not ink). The die's body colour is the median of the face's middle; for the
+    symbol's ink (a set's second), ``_symbol_body``."""
     f = crop.astype(np.float32)
-    c = CANON // 2 + MARGIN
-    q = CANON // 3
-    centre = f[c - q:c + q, c - q:c + q].reshape(-1, 3)
-    body = np.median(centre, axis=0)
-    haze = _haze(body, np.array(look.body, np.float32))
-    gain = (body - haze) / np.maximum(np.array(look.body, np.float32), 1.0)
-    out = []
-    moved = f - body
+    calibrated = np.array(look.body, np.float32)
+    middle = np.median(f[_MIDDLE].reshape(-1, 3), axis=0)
+    inks = [np.array(ink, np.float32) for ink in look.inks]
+    return [_ink_map(f, middle if i == 0 else _symbol_body(f, middle, calibrated, ink),
+                     calibrated, ink)
+            for i, ink in enumerate(inks)]
+
+
+def _ink_map(crop: np.ndarray, body: np.ndarray, calibrated: np.ndarray, ink: np.ndarray
+             ) -> np.ndarray:
+    """``ink_maps``' map of one ink, the die's body colour given."""
+    haze = _haze(body, calibrated)
+    gain = (body - haze) / np.maximum(calibrated, 1.0)
+    moved = crop - body
+    axis = ink * gain + haze - body
+    norm2 = max(float(axis @ axis), 100.0)
+    proj = cv2.transform(moved, (axis / norm2).reshape(1, 3))
     moved2 = cv2.transform(moved * moved, np.ones((1, 3), np.float32))
-    for ink in look.inks:
-        axis = np.array(ink, np.float32) * gain + haze - body
-        norm2 = max(float(axis @ axis), 100.0)
-        proj = cv2.transform(moved, (axis / norm2).reshape(1, 3))
-        off = np.sqrt(np.maximum(moved2 / norm2 - proj * proj, 0.0))
-        stray = np.maximum(off - OFF_AXIS_FREE, 0.0)
-        out.append(np.clip(proj - OFF_AXIS * stray, 0.0, 1.0) * _WINDOW)
+    off = np.sqrt(np.maximum(moved2 / norm2 - proj * proj, 0.0))
+    stray = np.maximum(off - OFF_AXIS_FREE, 0.0)
+    out: np.ndarray = np.clip(proj - OFF_AXIS * stray, 0.0, 1.0) * _WINDOW
     return out
+
+
+def _symbol_body(crop: np.ndarray, middle: np.ndarray, calibrated: np.ndarray,
+                 ink: np.ndarray) -> np.ndarray:
+    """The die's body colour as the symbol's ink map takes it: the median of the face's middle
+    (``middle``), unless that is nearer the symbol's hue than the calibrated body's; then the
+    median of the band inside the face's rim. A big fuel symbol covers the middle: on glossy
+    red dice the middle's median was the yellow symbol itself, its ink map came out empty and
+    no fuel die of the set was read."""
+    unit = unit_colour(middle)
+    if np.linalg.norm(unit - unit_colour(ink)) >= np.linalg.norm(unit - unit_colour(calibrated)):
+        return middle
+    band: np.ndarray = np.median(crop[_BAND], axis=0)
+    return band
 
 
 def _shifted(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -311,6 +331,12 @@ def read_face(inks: list[np.ndarray], templates: Templates,
 
 
 _WINDOW = _inner_window()
+_MIDDLE = (slice(MARGIN + CANON // 2 - CANON // 3, MARGIN + CANON // 2 + CANON // 3),) * 2
+"""The face's middle in a canonical crop: a third of the face each side of its centre."""
+_BAND = (np.abs(np.mgrid[:CANON + 2 * MARGIN, :CANON + 2 * MARGIN] - (MARGIN + CANON // 2)
+                ).max(axis=0) >= 0.3 * CANON) & (_WINDOW > 0)
+"""The band inside a canonical face's rim: within ``INNER`` of the face, beyond 0.3 of it
+from the centre (the corner pips' outer halves lie in it, a minority)."""
 
 
 def _face_crop(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,

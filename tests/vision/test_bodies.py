@@ -142,6 +142,27 @@ def test_a_symbol_learned_faint_reads_a_symbol_seen_bright() -> None:
     assert face == "fuel" and confidence > 0.8
 
 
+def test_a_symbol_covering_the_middle_of_its_face_is_read() -> None:
+    """A symbol bigger than the face's middle third (glossy red MLEM dice of a 3-D tuning
+    set): the die's own body colour was the middle's median, the symbol itself, and its ink map
+    came out empty; the band inside the rim still shows the body, hazy or not."""
+    side = CANON + 2 * MARGIN
+    symbol = np.zeros((side, side), np.uint8)
+    cv2.ellipse(symbol, (side // 2, side // 2), (11, 8), 30, 0, 360, 255, -1)
+    m = (CANON + 2 * MARGIN - TEMPLATE) // 2
+    look = Look(ORANGE, (BLACK, BLUE), 0.1)
+    for haze in (0.0, 40.0):
+        crop = np.zeros((side, side, 3), np.float32)
+        crop[:] = ORANGE
+        crop[symbol > 0] = BLUE
+        inks = ink_maps(np.clip(crop + haze, 0, 255).astype(np.uint8), look)
+        assert inks[-1][symbol > 0].mean() > 0.8
+        learned = Look(ORANGE, (BLACK, BLUE), 0.1, fuel=(
+            np.ascontiguousarray(inks[-1][m:m + TEMPLATE, m:m + TEMPLATE]),))
+        face, confidence, _ = read_face(inks, pip_templates(learned))
+        assert face == "fuel" and confidence > 0.8
+
+
 @given(st.floats(0.0, 89.9), st.floats(30.0, 120.0), st.integers(0, 2**16))
 @settings(max_examples=60, deadline=None)
 def test_a_dies_turn_is_read_from_its_edges(turn: float, side: float, seed: int) -> None:
