@@ -15,6 +15,7 @@ defined here, where they are first needed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -224,26 +225,42 @@ def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
     f = crop.astype(np.float32)
     calibrated = np.array(look.body, np.float32)
     middle = np.median(f[_MIDDLE].reshape(-1, 3), axis=0)
+    own = _DieLight.of(f, middle, calibrated)
     inks = [np.array(ink, np.float32) for ink in look.inks]
-    return [_ink_map(f, middle if i == 0 else _symbol_body(f, middle, calibrated, ink),
-                     calibrated, ink)
-            for i, ink in enumerate(inks)]
-
-
-def _ink_map(crop: np.ndarray, body: np.ndarray, calibrated: np.ndarray, ink: np.ndarray
-             ) -> np.ndarray:
-    """``ink_maps``' map of one ink, the die's body colour given."""
-    haze = _haze(body, calibrated)
-    gain = (body - haze) / np.maximum(calibrated, 1.0)
-    moved = crop - body
-    axis = ink * gain + haze - body
-    norm2 = max(float(axis @ axis), 100.0)
-    proj = cv2.transform(moved, (axis / norm2).reshape(1, 3))
-    moved2 = cv2.transform(moved * moved, np.ones((1, 3), np.float32))
-    off = np.sqrt(np.maximum(moved2 / norm2 - proj * proj, 0.0))
-    stray = np.maximum(off - OFF_AXIS_FREE, 0.0)
-    out: np.ndarray = np.clip(proj - OFF_AXIS * stray, 0.0, 1.0) * _WINDOW
+    out = [own.ink_map(ink) for ink in inks[:1]]
+    for ink in inks[1:]:
+        body = _symbol_body(f, middle, calibrated, ink)
+        out.append((own if body is middle else _DieLight.of(f, body, calibrated)).ink_map(ink))
     return out
+
+
+class _DieLight(NamedTuple):
+    """A die's body colour in its light and what every ink map of a crop takes from it."""
+
+    body: np.ndarray
+    haze: float
+    gain: np.ndarray
+    moved: np.ndarray
+    """The crop less the body colour."""
+    moved2: np.ndarray
+    """Each pixel's squared distance from the body colour."""
+
+    @staticmethod
+    def of(crop: np.ndarray, body: np.ndarray, calibrated: np.ndarray) -> _DieLight:
+        haze = _haze(body, calibrated)
+        moved = crop - body
+        return _DieLight(body, haze, (body - haze) / np.maximum(calibrated, 1.0), moved,
+                         cv2.transform(moved * moved, np.ones((1, 3), np.float32)))
+
+    def ink_map(self, ink: np.ndarray) -> np.ndarray:
+        """``ink_maps``' map of one ink."""
+        axis = ink * self.gain + self.haze - self.body
+        norm2 = max(float(axis @ axis), 100.0)
+        proj = cv2.transform(self.moved, (axis / norm2).reshape(1, 3))
+        off = np.sqrt(np.maximum(self.moved2 / norm2 - proj * proj, 0.0))
+        stray = np.maximum(off - OFF_AXIS_FREE, 0.0)
+        out: np.ndarray = np.clip(proj - OFF_AXIS * stray, 0.0, 1.0) * _WINDOW
+        return out
 
 
 def _symbol_body(crop: np.ndarray, middle: np.ndarray, calibrated: np.ndarray,

@@ -278,7 +278,6 @@ def _ink_colours(crops: list[tuple[str, np.ndarray]], body: np.ndarray
 
 def _with_geometry(look: Look, crops: list[tuple[str, np.ndarray]]) -> Learned:
     """``look`` with the pip geometry and the fuel symbol measured on its ink maps."""
-    # the pips measured on their ink maps, the symbol kept as its ink map
     offsets, radii, ones, fuel = [], [], [], []
     c0 = MARGIN + CANON / 2
     for face, crop in crops:
