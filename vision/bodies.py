@@ -35,6 +35,13 @@ from vision.diemap import FrameMap, Peak
 RESCALE_BEYOND = 1.15
 """A frame's dice may look this much bigger or smaller than calibrated (the photos of a fixed
 camera vary a few percent) before the masks are made again at the width they show."""
+RESCALE_WITHIN = 1.6
+"""The most they may look bigger or smaller and still be read at the width they show: a width
+further off is no camera move (the bench moves it by 0.7 and 1.4 times) but a body colour near
+the surface's, whose mask falls apart into pieces of dice. Pink dice on a light grey laminate
+(3-D tuning set 5023) showed 35 px for 84 px dice; read again at 35 px, one pip became a sure
+1, and the networks' dice, 85 px wide, were then too wide to be the set's. On the 24 3-D
+tuning sets: 288 rolls of 360 against 285."""
 RESCALE_ROUNDS = 2
 """Times a frame is read again at the width its body mask shows: a mask made at a wrong width
 shows a width a little off too, so a second look settles it."""
@@ -72,19 +79,21 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
     (the surface looks like the dice): the caller then falls back to the pip-first path.
 
     The calibrated die width holds while the camera stays put. When the dice in the body mask
-    look clearly bigger or smaller (the camera was raised or lowered, another sensor mode), the
-    frame is read again at the width they show, and the reading with the more confident dice
-    wins (a fragment of a tray rim in the body colour can fake a width; it cannot fake faces).
-    Calibration's own size trials turn this off (``rescale``).
+    look clearly bigger or smaller, within reason (the camera was raised or lowered, another
+    sensor mode: ``RESCALE_BEYOND``, ``RESCALE_WITHIN``), the frame is read again at the width
+    they show, and the reading with the more confident dice wins (a fragment of a tray rim in
+    the body colour can fake a width; it cannot fake faces). Calibration's own size trials turn
+    this off (``rescale``).
     """
     h, w = image.shape[:2]
-    die = look.die_frac * min(h, w)
+    calibrated = die = look.die_frac * min(h, w)
     first = _read_at_width(image, look, templates, die, measure=rescale, grown=rescale)
     if first is None or not rescale:
         return first[0] if first else None
     best, seen = first
     for round_ in range(1, RESCALE_ROUNDS + 1):
-        if seen is None or abs(np.log(seen / die)) <= np.log(RESCALE_BEYOND):
+        if seen is None or abs(np.log(seen / die)) <= np.log(RESCALE_BEYOND) or (
+                abs(np.log(seen / calibrated)) > np.log(RESCALE_WITHIN)):
             break
         die = seen
         again = _read_at_width(image, look, templates, die, measure=round_ < RESCALE_ROUNDS,

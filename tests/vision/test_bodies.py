@@ -339,3 +339,16 @@ def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
     roll = wild_roll(tmp_path, 0, 5018, surface="tray", light="ceiling", resolution=(1280, 720))
     assert len(roll.by_bodies) < len(roll.truth) == 6
     assert DiceReader(roll.profile).read(roll.image).key == roll.truth
+
+
+def test_a_body_mask_that_falls_apart_does_not_shrink_the_dice(tmp_path: Path) -> None:
+    """3-D tuning set 5003, photo 3: on this table the set's body mask falls apart into pieces
+    less than half a die wide. Read again at the width the pieces show, the pips became sure
+    fuel symbols and the networks' dice were too wide to be the set's. The body path keeps to
+    widths a camera move could give (``RESCALE_WITHIN``), and the reader reads the roll."""
+    roll = wild_roll(tmp_path, 3, 5003, surface="neoprene", light="window", resolution=(640, 480))
+    look = roll.profile.look()
+    assert look is not None
+    calibrated = look.die_frac * min(roll.image.shape[:2])
+    assert all(die.size > calibrated / 2 for die in roll.by_bodies), roll.by_bodies
+    assert DiceReader(roll.profile).read(roll.image).key == roll.truth
