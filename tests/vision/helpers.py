@@ -12,7 +12,7 @@ from vision.bodies import missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
 from vision.calibration import calibrate
 from vision.diemap import DieMap, FrameMap
-from vision.evaluate import calibration_shots, load_dataset, read_image
+from vision.evaluate import Label, calibration_shots, load_dataset, read_image
 from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader
 from vision.render import DiceStyle, Scene, random_faces, render_roll
@@ -54,6 +54,7 @@ class WildRoll(NamedTuple):
     image: np.ndarray
     truth: tuple[str, ...]
     by_bodies: list[BodyRead]
+    labels: tuple[Label, ...]
 
 
 def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
@@ -71,4 +72,5 @@ def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
     found = read_bodies(image, look, templates)
     assert found is not None
     missed = missed_dice(FrameMap(DieMap(), image), found, look, templates).dice
-    return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed)
+    return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed,
+                    line.dice)
