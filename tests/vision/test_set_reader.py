@@ -8,12 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 import vision.set_reader as set_reader
 from vision.body_face import BodyRead
 from vision.calibration import calibrate
 from vision.diemap import DieMap
 from vision.evaluate import calibration_shots, load_dataset, read_image
+from vision.network_fuel import FUEL_SURE
 from vision.reader import DiceReader
 from vision.render_wild import write_wild_dataset
 from vision.set_reader import NETWORK_WIDTHS, merged
@@ -36,11 +39,21 @@ def test_the_surer_reading_of_one_die_wins() -> None:
     assert sorted(d.face for d in dice) == ["3", "4"]
 
 
-def test_a_sure_fuel_symbol_beats_the_networks_which_do_not_know_it() -> None:
-    dice = merged([body("fuel", 0.8, 100)], [seen("1", 0.97, 101)])
+@given(fuel=st.floats(FUEL_SURE, 1.0), network=st.floats(0.0, 1.0))
+def test_a_sure_fuel_symbol_beats_the_networks_1_which_does_not_know_it(
+        fuel: float, network: float) -> None:
+    dice = merged([body("fuel", fuel, 100)], [seen("1", network, 101)])
     assert [d.face for d in dice] == ["fuel"]
-    doubtful = merged([body("fuel", 0.2, 100)], [seen("1", 0.97, 101)])
-    assert [d.face for d in doubtful] == ["1"]
+
+
+@given(fuel=st.floats(0.0, 1.0), network=st.floats(0.0, 1.0),
+       face=st.sampled_from(["1", "2", "3", "4", "5", "6"]))
+def test_otherwise_the_surer_of_fuel_and_the_networks_face_wins(
+        fuel: float, network: float, face: str) -> None:
+    assume(fuel < FUEL_SURE or face != "1")
+    assume(abs(fuel - network) > 1e-9)
+    dice = merged([body("fuel", fuel, 100)], [seen(face, network, 101)])
+    assert [d.face for d in dice] == [face if network > fuel else "fuel"]
 
 
 def test_a_die_only_the_networks_saw_is_kept_when_about_as_wide_as_the_sets() -> None:
