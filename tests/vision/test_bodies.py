@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 
@@ -10,7 +11,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.bodies import _apart, _evidence, edge_turn, missed_dice, read_bodies
+from vision.bodies import (
+    MISSED_PEAK,
+    WEAK_PEAK,
+    WEAK_PEAK_SURE,
+    _apart,
+    _evidence,
+    edge_turn,
+    missed_dice,
+    read_bodies,
+)
 from vision.body_face import (
     CANON,
     GLARE_TWO,
@@ -26,10 +36,10 @@ from vision.body_learn import HAZE_LESS_TRIALS
 from vision.body_mask import die_masks
 from vision.body_split import die_rects
 from vision.calibration import calibrate
-from vision.diemap import DieMap, FrameMap
+from vision.diemap import DieMap, FrameMap, Peak
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
-from vision.render import DiceStyle, render_roll, write_dataset
+from vision.render import DiceStyle, Scene, render_roll, write_dataset
 
 from .helpers import calibrated_reader, wild_roll
 
@@ -327,6 +337,55 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
         assert min(np.hypot(r.x - two.x, r.y - two.y) for r in [*missed.dice, *missed.unread]
                    ) < 0.3 * style.size
     assert reader.read(scene.image).key == ("2", "2", "fuel")
+
+
+class _GivenPeaks:
+    """A frame whose die-map peaks are given: which peaks ``missed_dice`` keeps, reads or passes
+    on is its own rule, whatever the network scores."""
+
+    def __init__(self, image: np.ndarray, peaks: list[Peak]) -> None:
+        self.image = image
+        self._peaks = peaks
+
+    def peaks(self, above: float, die_px: float | None = None) -> list[Peak]:
+        return [p for p in self._peaks if p.score >= above]
+
+
+@functools.cache
+def _plain_three() -> tuple[Look, Scene, float]:
+    """A calibrated set's look, a roll of one 3 on a plain floor, and the set's die width."""
+    style = DiceStyle.random(random.Random(4), conditions="normal")
+    look = calibrated_reader(style, "normal").profile.look()
+    assert look is not None
+    return look, render_roll(["3"], 41, style=style), style.size
+
+
+@given(score=st.floats(MISSED_PEAK, 1.0))
+@settings(max_examples=25, deadline=None)
+def test_a_weak_peak_on_bare_floor_goes_nowhere_a_strong_one_to_the_networks(
+        score: float) -> None:
+    """A peak on the bare floor reads as no die. Weak (a printed planet on a busy mat), it is
+    dropped; strong, it goes to the face networks (a die whose colour the templates miss)."""
+    look, scene, size = _plain_three()
+    h, w = scene.image.shape[:2]
+    floor = (0.25 * w if scene.dice[0].x > w / 2 else 0.75 * w, 0.5 * h)
+    frame = _GivenPeaks(scene.image, [Peak(*floor, size, score)])
+    missed = missed_dice(frame, [], look, pip_templates(look))  # type: ignore[arg-type]
+    assert missed.dice == []
+    assert len(missed.unread) == (0 if score < WEAK_PEAK else 1)
+
+
+@given(score=st.floats(MISSED_PEAK, 1.0))
+@settings(max_examples=10, deadline=None)
+def test_a_die_at_a_weak_peak_read_surely_is_kept(score: float) -> None:
+    """A plain die on a plain floor at a peak of any score the body path looks at: read
+    surely, it is kept, weak peak or not."""
+    look, scene, size = _plain_three()
+    die = scene.dice[0]
+    frame = _GivenPeaks(scene.image, [Peak(die.x, die.y, size, score)])
+    missed = missed_dice(frame, [], look, pip_templates(look))  # type: ignore[arg-type]
+    assert [r.face for r in missed.dice] == ["3"]
+    assert missed.dice[0].confidence >= WEAK_PEAK_SURE
 
 
 def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
