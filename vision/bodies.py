@@ -60,7 +60,8 @@ loses, score low on the map too (0.49 for a plain 2 on black felt, tuning set 50
 293 but 0.946; what is looked at must still read surely (``MISSED_SURE``)."""
 WEAK_PEAK = 0.5
 """A peak scoring less than this is weak: its die is kept only where the templates read it at
-``WEAK_PEAK_SURE`` or more, and it is never passed to the face networks. On the flat bench's
+``WEAK_PEAK_SURE`` or more, and it is not passed to the face networks on its own (only beside a
+stronger peak left unread, as that die's side face: ``missed_dice``). On the flat bench's
 busy printed mat, peaks of 0.41 and 0.47 were printed planets, read as a 4 at 0.54 by the
 templates and as a 1 at 0.9 by the networks (rendered hard set: 0.98 against 0.99 looking at
 weak peaks like strong ones; 3-D tuning sets 294 rolls of 360 either way, the camera moved in
@@ -197,8 +198,8 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     A peak beside a stronger one left unread lies on the same die (its lit side face, where
     the stronger peak is its top): it goes unread with it, to the face networks, and is not
     read by the templates, which read a side face of a tilted 4 as a sure fuel symbol that
-    then hid the 4 (tuning set 5018). A weak peak (``WEAK_PEAK``) must read surer and is
-    not passed on."""
+    then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer
+    and is not passed on."""
     image = frame.image
     h, w = image.shape[:2]
     die = float(np.median([r.size for r in found])) if found else look.die_frac * min(h, w)
