@@ -30,6 +30,7 @@ import numpy as np
 from vision.body_face import BodyRead, Look, Templates, read_die
 from vision.body_mask import coarse, die_masks
 from vision.body_split import die_rects, seen_die_width
+from vision.confidence import SURE
 from vision.diemap import FrameMap, Peak
 
 RESCALE_BEYOND = 1.15
@@ -60,14 +61,12 @@ loses, score low on the map too (0.49 for a plain 2 on black felt, tuning set 50
 293 but 0.946; what is looked at must still read surely (``MISSED_SURE``)."""
 WEAK_PEAK = 0.5
 """A peak scoring less than this is weak: its die is kept only where the templates read it at
-``WEAK_PEAK_SURE`` or more, and it is not passed to the face networks on its own (only beside a
+``confidence.SURE`` or more, and it is not passed to the face networks on its own (only beside a
 stronger peak left unread, as that die's side face: ``missed_dice``). On the flat bench's
 busy printed mat, peaks of 0.41 and 0.47 were printed planets, read as a 4 at 0.54 by the
 templates and as a 1 at 0.9 by the networks (rendered hard set: 0.98 against 0.99 looking at
 weak peaks like strong ones; 3-D tuning sets 294 rolls of 360 either way, the camera moved in
 hard light 2.74 against 2.76 over three moves)."""
-WEAK_PEAK_SURE = 0.6
-"""See ``WEAK_PEAK``: a reading this sure is not in doubt (``set_reader.DOUBTFUL_BELOW``)."""
 MISSED_SURE = 0.45
 """Such a die is kept when its face is read at least this sure: at 0.3 (with the map's frame
 not yet shrunk by a whole factor) a patch of the bench's busy mat passed as a die in one roll
@@ -98,8 +97,7 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
     the body colour can fake a width; it cannot fake faces). Calibration's own size trials turn
     this off (``rescale``).
     """
-    h, w = image.shape[:2]
-    calibrated = die = look.die_frac * min(h, w)
+    calibrated = die = look.die_px(image.shape)
     first = _read_at_width(image, look, templates, die, measure=rescale, grown=rescale)
     if first is None or not rescale:
         return first[0] if first else None
@@ -201,8 +199,7 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer
     and is not passed on."""
     image = frame.image
-    h, w = image.shape[:2]
-    die = float(np.median([r.size for r in found])) if found else look.die_frac * min(h, w)
+    die = float(np.median([r.size for r in found])) if found else look.die_px(image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
     peaks = sorted(frame.peaks(MISSED_PEAK, die), key=lambda p: -p.score)
@@ -215,7 +212,7 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
             continue
         weak = peak.score < WEAK_PEAK
         best = surest_read(image, (peak.x, peak.y), die, look, templates)
-        if best is not None and best.confidence >= (WEAK_PEAK_SURE if weak else MISSED_SURE):
+        if best is not None and best.confidence >= (SURE if weak else MISSED_SURE):
             extra.append(best)
         elif not weak:
             unread.append(peak)

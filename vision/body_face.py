@@ -52,7 +52,7 @@ a missing one about 0; a pip cut by the face window or blurred still reaches thi
 GLARE_TWO = 0.5
 """Confidence of a 2 read where a 1 fitted best but both of the 2's pips are there: glare on
 the middle of a light die with white pips is as big as a 1's pip and looks as white, but a 1
-has nothing in its corners. Below the reader's 0.6, so the table asks."""
+has nothing in its corners. Below ``confidence.SURE``, so the table asks."""
 OFF_AXIS = 2.0
 """How much a pixel's ink is lowered per unit of its distance from the line between body and
 ink colour (in lengths of that line) beyond ``OFF_AXIS_FREE``. White glare moves a black die
@@ -84,6 +84,10 @@ class Look:
     """Calibrated fuel ink maps, ``TEMPLATE`` square, float32."""
     haze_less: float = 0.0
     """Most grey haze a body pixel may lack against ``body``, over its lightness."""
+
+    def die_px(self, shape: tuple[int, ...]) -> float:
+        """The calibrated die width in a frame of ``shape``, frame pixels."""
+        return self.die_frac * min(shape[:2])
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import numpy as np
 
 from vision.bodies import missed_dice, surest_read
 from vision.body_face import BodyRead, Look, Templates
+from vision.confidence import SURE
 from vision.diemap import FrameMap
 from vision.uncalibrated import Seen
 
@@ -27,9 +28,6 @@ FUEL = "fuel"
 FUEL_SURE = 0.45
 """A die is read as the fuel symbol when the set's templates say so at least this sure (the
 bar the body path keeps a die the map found with, ``bodies.MISSED_SURE``)."""
-ASK_AGAIN_BELOW = 0.6
-"""A network reading less sure than this is read again with the templates, whatever its face
-(the table asks a person about such a die anyway: ``reader.UNCERTAIN_BELOW``)."""
 
 
 def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates
@@ -43,10 +41,11 @@ def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Temp
 
 def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates
                ) -> list[Seen | BodyRead]:
-    """The network's dice, each read as a 1 or unsure read again with the set's templates: a
-    sure fuel reading replaces the network's."""
+    """The network's dice, each read as a 1 or unsure (below ``confidence.SURE``, whatever its
+    face: the table would ask about it) read again with the set's templates: a sure fuel
+    reading replaces the network's."""
     return [_fuel_or(s, image, look, templates)
-            if s.face == "1" or s.confidence < ASK_AGAIN_BELOW else s for s in seen]
+            if s.face == "1" or s.confidence < SURE else s for s in seen]
 
 
 def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates) -> Seen | BodyRead:

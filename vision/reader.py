@@ -12,18 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.confidence import SURE
 from vision.profile import Profile
 from vision.set_reader import FrameNetworks, Read, SetReader
 from vision.threads import one_thread
-
-UNCERTAIN_BELOW = 0.6
-"""Below this a die is reported as uncertain: the table asks a person instead of guessing."""
 
 
 @dataclass(frozen=True)
 class Detection:
     """One die: its face (None if unreadable), the centre of its top face and its width in frame
-    pixels, and how sure the reading is."""
+    pixels, and how sure the reading is; uncertain (read less than ``confidence.SURE``): the
+    table asks a person instead of guessing."""
 
     face: str | None
     x: float
@@ -71,7 +70,7 @@ class DiceReader:
         """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom."""
         dice = tuple(
             Detection(r.face, r.x / scale, r.y / scale, r.size / scale, round(r.confidence, 3),
-                      r.face is None or r.confidence < UNCERTAIN_BELOW)
+                      r.face is None or r.confidence < SURE)
             for r in sorted(reads, key=lambda r: (r.y, r.x)))
         error = None
         if len(dice) > self.max_dice:

@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.bodies import OVERLAP, missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
+from vision.confidence import SURE
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.diemap import FrameMap, Peak
 from vision.faces import FaceRead, best_reads
@@ -46,14 +47,6 @@ NETWORK_WIDTHS = (0.7, 1.7)
 """Widths, over the body path's die width, of a die the networks add (their crops run about a
 fifth wider than the body path's squares): a printed planet on a galaxy mat, read as a 1 two and
 a half dice wide, is no die of this set."""
-
-DOUBTFUL_BELOW = 0.6
-"""A reading with a die read less sure than this (or a die-map peak the set's templates could
-not read) is merged with the networks' reading of the whole frame (``merged``): the table would
-ask about such a die (``reader.UNCERTAIN_BELOW``). On twelve 3-D rendered MLEM tuning sets
-(seeds 5001-5012) this read 0.700 exact against 0.611, on twenty flat hard sets 0.964 against
-0.946; merging every frame read those flat sets 0.970 but made every frame pay for the networks
-(bench/results/2026-12-02-merge-retrain.md)."""
 
 MIN_CONFIDENCE = 0.25
 """Below this a group of spots is taken for clutter, not a die."""
@@ -146,7 +139,7 @@ class SetReader:
                     die = float(np.median([b.size for b in bodies]))
                     dice = [*bodies, *self._beside(image_bgr, bodies, die, missed.unread)]
                     if self._nets is not None and (missed.unread or any(
-                            d.confidence < DOUBTFUL_BELOW for d in dice)):
+                            d.confidence < SURE for d in dice)):
                         dice = merged(dice, self._by_network(networks, die))
                     return SetReading(dice, 1.0, bodies)
         if self._nets is not None:
@@ -214,7 +207,15 @@ class SetReader:
 
 
 def merged(dice: Sequence[Read], seen: Sequence[Read]) -> list[Read]:
-    """The body path's dice and the networks' reading of the whole frame as one reading. Of two
+    """The body path's dice and the networks' reading of the whole frame as one reading, made
+    where the body path's reading is in doubt: a die read less than ``confidence.SURE``, about
+    which the table would ask, or a die-map peak the set's templates could not read. On twelve
+    3-D rendered MLEM tuning sets (seeds 5001-5012) merging there read 0.700 exact against
+    0.611, on twenty flat hard sets 0.964 against 0.946; merging every frame read those flat
+    sets 0.970 but made every frame pay for the networks
+    (bench/results/2026-12-02-merge-retrain.md).
+
+    Of two
     readings of one die the surer wins, except that the set's templates' sure fuel symbol beats
     the networks' 1: the networks do not know the symbol and read its one blob as a 1's pip. A
     face of two or more pips is not what the networks make of a symbol, so the surer still

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from vision.bodies import (
     MISSED_PEAK,
     WEAK_PEAK,
-    WEAK_PEAK_SURE,
     _apart,
     _evidence,
     edge_turn,
@@ -36,6 +35,7 @@ from vision.body_learn import HAZE_LESS_TRIALS
 from vision.body_mask import die_masks
 from vision.body_split import die_rects
 from vision.calibration import calibrate
+from vision.confidence import SURE
 from vision.diemap import DieMap, FrameMap, Peak
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
@@ -385,7 +385,7 @@ def test_a_die_at_a_weak_peak_read_surely_is_kept(score: float) -> None:
     frame = _GivenPeaks(scene.image, [Peak(die.x, die.y, size, score)])
     missed = missed_dice(frame, [], look, pip_templates(look))  # type: ignore[arg-type]
     assert [r.face for r in missed.dice] == ["3"]
-    assert missed.dice[0].confidence >= WEAK_PEAK_SURE
+    assert missed.dice[0].confidence >= SURE
 
 
 def test_dice_the_body_colour_does_not_describe_are_read_by_the_networks(
