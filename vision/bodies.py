@@ -186,8 +186,8 @@ class Missed(NamedTuple):
     unread: list[Peak]
 
 
-def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates: Templates
-                ) -> Missed:
+def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates: Templates,
+                lift: float = 1.0) -> Missed:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
     pips): the die map's peaks away from every die found, each read like any die of the set
     (``surest_read``), kept where that reading is sure enough. The map knows dice by their
@@ -197,12 +197,13 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     the stronger peak is its top): it goes unread with it, to the face networks, and is not
     read by the templates, which read a side face of a tilted 4 as a sure fuel symbol that
     then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer
-    and is not passed on."""
+    and is not passed on. ``lift``: the gamma the map's frame is lifted by
+    (``diemap.tone_lift``)."""
     image = frame.image
     die = float(np.median([r.size for r in found])) if found else look.die_px(image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
-    peaks = sorted(frame.peaks(MISSED_PEAK, die), key=lambda p: -p.score)
+    peaks = sorted(frame.peaks(MISSED_PEAK, die, lift), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)
                for r in [*found, *extra]):

@@ -14,6 +14,7 @@ resized with ``work_scale``, padded to a multiple of ``PAD_TO`` and normalised b
 from __future__ import annotations
 
 import math
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,6 +39,14 @@ STRIDE = 4
 
 PAD_TO = 8
 """The working frame's sides are padded to a multiple of this (the network halves it thrice)."""
+
+LIFTED_BODY = 0.35
+"""Lightness (of full scale) a dark dice set's body is lifted to in the working frame where the
+body path looks for the dice its mask missed (``tone_lift``). The map is normalised by the
+frame's contrast as a whole, so dark dice on a dark floor, their edges and pips all in the low
+tones, barely stand out: on the 24 3-D rendered MLEM tuning sets the map (peaks from 0.4) found
+no peak on 52 of 1241 dice, 27 of them black dice on a dark playmat under a ring light; with the
+dark sets lifted (gamma from 0.48 to 0.89) 31, for 37 peaks on no die against 30."""
 
 MODEL_PATH = Path(__file__).with_name("models") / "diemap.onnx"
 
@@ -94,16 +103,34 @@ def from_cell(u: np.ndarray | float) -> np.ndarray | float:
     return u * STRIDE - 0.5
 
 
-def work_input(image: np.ndarray, die_px: float | None = None) -> tuple[np.ndarray, float]:
+def tone_lift(body_bgr: tuple[float, float, float]) -> float:
+    """The gamma that lifts a calibrated body colour's lightness to ``LIFTED_BODY``; 1 for a
+    body at least that light, which is left as it is."""
+    lightness = max(float(np.mean(body_bgr)), 1.0) / 255.0
+    return 1.0 if lightness >= LIFTED_BODY else math.log(LIFTED_BODY) / math.log(lightness)
+
+
+@cache
+def _tone_table(gamma: float) -> np.ndarray:
+    """The 8-bit lookup table of a gamma curve."""
+    return np.array([round(255.0 * (v / 255.0) ** gamma) for v in range(256)], np.uint8)
+
+
+def work_input(image: np.ndarray, die_px: float | None = None, lift: float = 1.0
+               ) -> tuple[np.ndarray, float]:
     """The network's input for a frame, a (1, 3, h, w) batch, and the working scale (see
-    ``work_scale``)."""
+    ``work_scale``); ``lift``: a gamma the working frame's tones are lifted by
+    (``tone_lift``)."""
     scale = work_scale(image.shape, die_px)
     if die_px is not None:  # the rows and columns short of one working pixel are left out
         factor = whole_factor(image.shape, die_px)
         image = image[:image.shape[0] // factor * factor, :image.shape[1] // factor * factor]
     h, w = image.shape[:2]
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
-    return normalised(padded(cv2.resize(image, size, interpolation=cv2.INTER_AREA)))[None], scale
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    if lift != 1.0:
+        small = cv2.LUT(small, _tone_table(lift))
+    return normalised(padded(small))[None], scale
 
 
 def scored(raw: np.ndarray) -> np.ndarray:
@@ -120,11 +147,11 @@ class DieMap:
     def __init__(self, path: Path = MODEL_PATH) -> None:
         self._session, self._input = load_session(path, "die map")
 
-    def outputs(self, image: np.ndarray, die_px: float | None = None
+    def outputs(self, image: np.ndarray, die_px: float | None = None, lift: float = 1.0
                 ) -> tuple[np.ndarray, float]:
         """The network's (4, h / STRIDE, w / STRIDE) map of the frame (see ``scored``) and the
-        working scale (``work_scale``)."""
-        batch, scale = work_input(image, die_px)
+        working scale (``work_scale``), its tones lifted by ``lift`` (``work_input``)."""
+        batch, scale = work_input(image, die_px, lift)
         return scored(self._session.run(None, {self._input: batch})[0][0]), scale
 
     def peaks(self, image: np.ndarray, above: float, die_px: float | None = None) -> list[Peak]:
@@ -134,21 +161,23 @@ class DieMap:
 
 
 class FrameMap:
-    """One frame's die map, run at most once per working scale however many readers look for
-    dice the map found: the body path, the networks' fuel search and each set of a household
-    shrink a frame by the same whole factor for dice of about one width (``work_scale``)."""
+    """One frame's die map, run at most once per working scale and tone lift however many
+    readers look for dice the map found: the body path, the networks' fuel search and each set
+    of a household shrink a frame by the same whole factor for dice of about one width
+    (``work_scale``)."""
 
     def __init__(self, diemap: DieMap, image: np.ndarray) -> None:
         self.image = image
         self._diemap = diemap
-        self._maps: dict[float, tuple[np.ndarray, float]] = {}
+        self._maps: dict[tuple[float, float], tuple[np.ndarray, float]] = {}
 
-    def peaks(self, above: float, die_px: float | None = None) -> list[Peak]:
-        """``DieMap.peaks`` of this frame."""
-        scale = work_scale(self.image.shape, die_px)
-        if scale not in self._maps:
-            self._maps[scale] = self._diemap.outputs(self.image, die_px)
-        return map_peaks(*self._maps[scale], above, self.image.shape)
+    def peaks(self, above: float, die_px: float | None = None, lift: float = 1.0
+              ) -> list[Peak]:
+        """``DieMap.peaks`` of this frame, its tones lifted by ``lift`` (``work_input``)."""
+        key = (work_scale(self.image.shape, die_px), lift)
+        if key not in self._maps:
+            self._maps[key] = self._diemap.outputs(self.image, die_px, lift)
+        return map_peaks(*self._maps[key], above, self.image.shape)
 
 
 def map_peaks(out: np.ndarray, scale: float, above: float, shape: tuple[int, ...]) -> list[Peak]:

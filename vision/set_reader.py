@@ -1,17 +1,18 @@
 """One dice set's reading of a frame: which of the readers reads this set, and the dice it finds.
 
 A calibrated set is read by its bodies (``bodies.py``), with the die map proposing the dice the
-body masks missed and the face networks adding the dice they read away from all of those,
-unless calibration found that the face network reads it better (``calibration.py``). Where that
-reading is in doubt (a die read unsure, or a die-map peak the set's templates could not read) it
-is merged with the networks' reading of the whole frame, die by die (``merged``). With no
-profile, dice are read by the face network (``uncalibrated.py``). A calibrated set whose bodies
-do not stand out from the surface in a frame, or in which its colours and templates find no die,
-is read by the network too, which reads the set's fuel symbol with the set's own templates
-(``network_fuel.py``; on twelve 3-D rendered MLEM tuning sets, reading the frames where they
-found none so read 0.567 exact against 0.561); a set whose symbol the body
-path never learned falls back to the pip-first reader, the one reader that knows the symbol
-without the body path.
+body masks missed (a dark set's map lifted to mid tones: ``diemap.tone_lift``; lifting the
+networks' map too lost dice they had found) and the face networks adding the dice they read away
+from all of those, unless calibration found that the face network reads it better
+(``calibration.py``). Where that reading is in doubt (a die read unsure, or a die-map peak the
+set's templates could not read) it is merged with the networks' reading of the whole frame, die
+by die (``merged``). With no profile, dice are read by the face network (``uncalibrated.py``). A
+calibrated set whose bodies do not stand out from the surface in a frame, or in which its
+colours and templates find no die, is read by the network too, which reads the set's fuel symbol
+with the set's own templates (``network_fuel.py``; on twelve 3-D rendered MLEM tuning sets,
+reading the frames where they found none so read 0.567 exact against 0.561); a set whose symbol
+the body path never learned falls back to the pip-first reader, the one reader that knows the
+symbol without the body path.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from vision.bodies import OVERLAP, missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
 from vision.confidence import SURE
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
-from vision.diemap import FrameMap, Peak
+from vision.diemap import FrameMap, Peak, tone_lift
 from vision.faces import FaceRead, best_reads
 from vision.network_fuel import FUEL, FUEL_SURE, fuel_faces, fuel_known, with_fuel
 from vision.profile import Profile, body_match
@@ -122,6 +123,7 @@ class SetReader:
         self.profile = profile
         look = profile.look()
         self._look = None if profile.network_reads else look
+        self._lift = tone_lift(look.body) if look else 1.0
         self._templates = pip_templates(look) if look else None
         self._fuel_look = look if fuel_known(look) else None
         self._nets = shipped_networks() if profile.fuel is None or self._fuel_look else None
@@ -133,7 +135,8 @@ class SetReader:
         if self._look is not None and self._templates is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
-                missed = missed_dice(networks.map, found, self._look, self._templates)
+                missed = missed_dice(networks.map, found, self._look, self._templates,
+                                     self._lift)
                 bodies = [*found, *missed.dice]
                 if bodies:  # none: the set's colours found no die, the networks read
                     die = float(np.median([b.size for b in bodies]))

@@ -11,7 +11,7 @@ import numpy as np
 from vision.bodies import missed_dice, read_bodies
 from vision.body_face import BodyRead, pip_templates
 from vision.calibration import calibrate
-from vision.diemap import DieMap, FrameMap
+from vision.diemap import DieMap, FrameMap, tone_lift
 from vision.evaluate import Label, calibration_shots, load_dataset, read_image
 from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader
@@ -71,6 +71,7 @@ def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
     templates = pip_templates(look)
     found = read_bodies(image, look, templates)
     assert found is not None
-    missed = missed_dice(FrameMap(DieMap(), image), found, look, templates).dice
+    missed = missed_dice(FrameMap(DieMap(), image), found, look, templates,
+                         tone_lift(look.body)).dice
     return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed,
                     line.dice)

@@ -347,7 +347,8 @@ class _GivenPeaks:
         self.image = image
         self._peaks = peaks
 
-    def peaks(self, above: float, die_px: float | None = None) -> list[Peak]:
+    def peaks(self, above: float, die_px: float | None = None, lift: float = 1.0
+              ) -> list[Peak]:
         return [p for p in self._peaks if p.score >= above]
 
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vision.diemap import (
+    LIFTED_BODY,
     PAD_TO,
     STRIDE,
     WORK_SIDE,
@@ -19,6 +20,7 @@ from vision.diemap import (
     from_cell,
     map_peaks,
     to_cell,
+    tone_lift,
     work_input,
     work_scale,
 )
@@ -68,6 +70,36 @@ def test_a_known_die_width_shrinks_the_frame_by_a_whole_factor(
     assert scale == 1 / factor
     for side, frame_side in zip(batch.shape[2:], shape, strict=True):
         assert side == -(-(frame_side // factor) // PAD_TO) * PAD_TO
+
+
+@given(st.tuples(*[st.floats(0.0, 255.0)] * 3))
+def test_a_dark_body_is_lifted_to_mid_tones_and_a_light_one_left(
+        body: tuple[float, float, float]) -> None:
+    """The gamma brings the body's lightness to ``LIFTED_BODY``; a body that light or lighter
+    keeps its tones (the map was trained on them)."""
+    gamma = tone_lift(body)
+    lightness = max(float(np.mean(body)), 1.0) / 255.0
+    if lightness >= LIFTED_BODY:
+        assert gamma == 1.0
+    else:
+        assert 0.0 < gamma < 1.0
+        assert lightness ** gamma == pytest.approx(LIFTED_BODY)
+
+
+def test_a_dark_die_on_a_dark_floor_stands_out_more_lifted() -> None:
+    """The map's input is normalised by the frame's contrast plus a floor (``normalised``), so a
+    die a few grey levels off a dark floor barely shows; lifted to mid tones, the same die
+    stands further out of the floor in what the map sees."""
+    image = np.full((480, 640, 3), 20, np.uint8)
+    image[200:240, 300:340] = 40
+
+    def standing_out(batch: np.ndarray) -> float:
+        return float(batch[0, 0, 110, 160] - batch[0, 0, 10, 10])  # middle of die less floor
+
+    plain, scale = work_input(image, 40.0)
+    lifted, _ = work_input(image, 40.0, tone_lift((20.0, 20.0, 20.0)))
+    assert scale == 0.5
+    assert standing_out(lifted) > 1.2 * standing_out(plain) > 0
 
 
 def test_a_peak_is_given_in_frame_pixels() -> None:
@@ -126,10 +158,10 @@ class CountedMap(DieMap):
         super().__init__()
         self.runs = 0
 
-    def outputs(self, image: np.ndarray, die_px: float | None = None
+    def outputs(self, image: np.ndarray, die_px: float | None = None, lift: float = 1.0
                 ) -> tuple[np.ndarray, float]:
         self.runs += 1
-        return super().outputs(image, die_px)
+        return super().outputs(image, die_px, lift)
 
 
 def test_a_frame_map_runs_the_map_once_per_working_scale() -> None:
@@ -144,3 +176,5 @@ def test_a_frame_map_runs_the_map_once_per_working_scale() -> None:
     assert first == DieMap().peaks(scene.image, 0.3, 60.0)
     frame.peaks(0.3, 120.0)
     assert counted.runs == 2
+    lifted = frame.peaks(0.3, 60.0, tone_lift((30.0, 30.0, 30.0)))
+    assert counted.runs == 3 and lifted != first

@@ -12,9 +12,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import vision.set_reader as set_reader
+from vision.bodies import MISSED_PEAK
 from vision.body_face import BodyRead
 from vision.calibration import calibrate
-from vision.diemap import DieMap
+from vision.diemap import DieMap, FrameMap, tone_lift
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.network_fuel import FUEL_SURE
 from vision.reader import DiceReader
@@ -109,3 +110,28 @@ def test_a_doubtful_body_path_reading_is_merged_with_the_networks(
     roll = wild_roll(tmp_path, photo, seed, surface=surface, light=light, resolution=resolution)
     assert tuple(sorted(d.face or "?" for d in roll.by_bodies)) != roll.truth, what
     assert DiceReader(roll.profile).read(roll.image).key == roll.truth
+
+
+def test_a_dark_die_the_mask_missed_is_found_on_the_lifted_map(tmp_path: Path) -> None:
+    """Black dice on black felt (3-D tuning set 5007, photo 5): the die map, seeing the frame's
+    tones as they are, has no peak on one of its 2s. With the frame lifted to the set's mid
+    tones it has one on every die, and the roll is read whole."""
+    write_wild_dataset(tmp_path, 6, 5007, surface="felt", light="window", resolution=(1280, 720))
+    lines = load_dataset(tmp_path)
+    profile = calibrate(calibration_shots(lines))
+    look = profile.look()
+    assert look is not None
+    line = [line for line in lines if line.split == "test"][5]
+    image = read_image(line.image)
+    frame = FrameMap(DieMap(), image)
+    width = float(np.median([d.width for d in line.dice]))
+
+    def without_peak(lift: float) -> list[str]:
+        peaks = frame.peaks(MISSED_PEAK, width, lift)
+        return [d.face for d in line.dice
+                if not any(np.hypot(p.x - d.x, p.y - d.y) < 0.5 * d.width for p in peaks)]
+
+    assert without_peak(1.0) == ["2"]
+    assert without_peak(tone_lift(look.body)) == []
+    reading = DiceReader(profile, max_dice=64).read(image)
+    assert reading.key == tuple(sorted(d.face for d in line.dice))
