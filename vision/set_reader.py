@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.bodies import OVERLAP, missed_dice, read_bodies
+from vision.bodies import OVERLAP, missed_dice, read_bodies, recentred
 from vision.body_face import BodyRead, pip_templates
 from vision.confidence import SURE
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
@@ -138,6 +138,7 @@ class SetReader:
         if self._look is not None and self._templates is not None:
             found = read_bodies(image_bgr, self._look, self._templates)
             if found is not None:
+                found = recentred(networks.map, found, self._look, self._templates, self._lift)
                 missed = missed_dice(networks.map, found, self._look, self._templates,
                                      self._lift)
                 bodies = [*found, *missed.dice]

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.bodies import missed_dice, read_bodies
+from vision.bodies import missed_dice, read_bodies, recentred
 from vision.body_face import BodyRead, pip_templates
 from vision.calibration import calibrate
 from vision.diemap import DieMap, FrameMap, tone_lift
@@ -71,7 +71,8 @@ def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
     templates = pip_templates(look)
     found = read_bodies(image, look, templates)
     assert found is not None
-    missed = missed_dice(FrameMap(DieMap(), image), found, look, templates,
-                         tone_lift(look.body)).dice
+    frame, lift = FrameMap(DieMap(), image), tone_lift(look.body)
+    found = recentred(frame, found, look, templates, lift)
+    missed = missed_dice(frame, found, look, templates, lift).dice
     return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed,
                     line.dice)

@@ -80,10 +80,10 @@ def test_a_household_reads_the_frame_with_the_networks_once(
         calls.append(1)
         return real(*args)  # type: ignore[arg-type]
 
-    def counted_map(self: DieMap, image: np.ndarray, die_px: float | None = None
-                    ) -> tuple[np.ndarray, float]:
+    def counted_map(self: DieMap, image: np.ndarray, die_px: float | None = None,
+                    lift: float = 1.0) -> tuple[np.ndarray, float]:
         map_runs.append(die_px)
-        return real_outputs(self, image, die_px)
+        return real_outputs(self, image, die_px, lift)
 
     monkeypatch.setattr(set_reader, "read_unknown_dice", counted)
     monkeypatch.setattr(DieMap, "outputs", counted_map)
