@@ -10,8 +10,10 @@ dice are best found as bodies, not as pips:
    width (``body_split.py``).
 3. The top face is warped to a canonical square, turned into ink maps and matched against the
    pip layouts and the fuel symbol (``body_face.py``).
-4. The die map (``diemap.py``) proposes dice the body masks missed; each is read the same way
-   (``missed_dice``).
+4. The die map (``diemap.py``) finds the top of a tilted die whose square took in a side face
+   (``recentred``), and proposes dice the body masks missed; each is read the same way
+   (``missed_dice``). A dark set's map sees the frame lifted to mid tones
+   (``diemap.tone_lift``).
 
 This module reads a whole frame that way; calibration learns a set for it (``body_learn.py``).
 
@@ -206,9 +208,10 @@ def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Tem
         if not on:
             continue  # off every die: ``missed_dice`` looks at it
         read = surest_read(frame.image, (peak.x, peak.y), die, look, templates)
+        if read is None:
+            continue
         for i in on:
-            if read is not None and read.face != out[i].face and (
-                    read.confidence > out[i].confidence + RECENTRE_GAIN):
+            if read.face != out[i].face and read.confidence > out[i].confidence + RECENTRE_GAIN:
                 out[i] = read
                 break
     return out
