@@ -203,8 +203,7 @@ def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Tem
     for peak in sorted(frame.peaks(WEAK_PEAK, die, lift), key=lambda p: -p.score):
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OFF_CENTRE * die for r in out):
             continue
-        on = [i for i, r in enumerate(out)
-              if np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)]
+        on = [i for i, r in enumerate(out) if _on_die(peak, r, die)]
         if not on:
             continue  # off every die: ``missed_dice`` looks at it
         read = surest_read(frame.image, (peak.x, peak.y), die, look, templates)
@@ -244,8 +243,7 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     unread: list[Peak] = []
     peaks = sorted(frame.peaks(MISSED_PEAK, die, lift), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
-        if any(np.hypot(peak.x - r.x, peak.y - r.y) < OVERLAP * max(r.size, die)
-               for r in [*found, *extra]):
+        if any(_on_die(peak, r, die) for r in [*found, *extra]):
             continue
         if any(np.hypot(peak.x - p.x, peak.y - p.y) < OVERLAP * die for p in unread):
             unread.append(peak)
@@ -257,6 +255,12 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
         elif not weak:
             unread.append(peak)
     return Missed(extra, unread)
+
+
+def _on_die(peak: Peak, die: Placed, width: float) -> bool:
+    """Does a map peak lie on a die found (within ``OVERLAP`` of its width, or of ``width``,
+    the frame's die width, where that is larger)?"""
+    return bool(np.hypot(peak.x - die.x, peak.y - die.y) < OVERLAP * max(die.size, width))
 
 
 def surest_read(image: np.ndarray, centre: tuple[float, float], die: float, look: Look,

@@ -42,7 +42,6 @@ from vision.diemap import DieMap, FrameMap, Peak, tone_lift
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
 from vision.render import DiceStyle, Scene, render_roll, write_dataset
-from vision.render_wild import write_wild_dataset
 
 from .helpers import calibrated_reader, wild_roll
 
@@ -434,16 +433,13 @@ def test_a_die_read_off_its_top_is_read_again_at_the_maps_peak(tmp_path: Path) -
     the body path reads on a tilted 4 sits half a die off its top, on the blob of top and side
     face, and reads an unsure 2. The die map's peak on its top lies off every die's centre but
     on that die, and there the templates read the 4 surely: the die is replaced."""
-    write_wild_dataset(tmp_path, 6, 5009, surface="neoprene", light="lamp", resolution=(640, 480))
-    lines = load_dataset(tmp_path)
-    look = calibrate(calibration_shots(lines)).look()
+    roll = wild_roll(tmp_path, 5, 5009, surface="neoprene", light="lamp", resolution=(640, 480))
+    look = roll.profile.look()
     assert look is not None
-    line = [line for line in lines if line.split == "test"][5]
-    image = read_image(line.image)
     templates = pip_templates(look)
-    found = read_bodies(image, look, templates)
+    found = read_bodies(roll.image, look, templates)
     assert found is not None
-    four = next(label for label in line.dice if label.face == "4")
+    four = next(label for label in roll.labels if label.face == "4")
     assert four.width is not None
 
     def on_the_four(dice: list[BodyRead]) -> tuple[BodyRead, float]:
@@ -452,6 +448,6 @@ def test_a_die_read_off_its_top_is_read_again_at_the_maps_peak(tmp_path: Path) -
 
     before, off = on_the_four(found)
     assert before.face != "4" and before.confidence < SURE and off > OFF_CENTRE
-    after, off = on_the_four(recentred(FrameMap(DieMap(), image), found, look, templates,
+    after, off = on_the_four(recentred(FrameMap(DieMap(), roll.image), found, look, templates,
                                        tone_lift(look.body)))
     assert after.face == "4" and after.confidence >= SURE and off < 0.2

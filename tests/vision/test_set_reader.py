@@ -116,25 +116,20 @@ def test_a_dark_die_the_mask_missed_is_found_on_the_lifted_map(tmp_path: Path) -
     """Black dice on black felt (3-D tuning set 5007, photo 5): the die map, seeing the frame's
     tones as they are, has no peak on one of its 2s. With the frame lifted to the set's mid
     tones it has one on every die, and the roll is read whole."""
-    write_wild_dataset(tmp_path, 6, 5007, surface="felt", light="window", resolution=(1280, 720))
-    lines = load_dataset(tmp_path)
-    profile = calibrate(calibration_shots(lines))
-    look = profile.look()
+    roll = wild_roll(tmp_path, 5, 5007, surface="felt", light="window", resolution=(1280, 720))
+    look = roll.profile.look()
     assert look is not None
-    line = [line for line in lines if line.split == "test"][5]
-    image = read_image(line.image)
-    frame = FrameMap(DieMap(), image)
-    widths = [d.width or 0.0 for d in line.dice]  # rendered: every die has its width
+    frame = FrameMap(DieMap(), roll.image)
+    widths = [d.width or 0.0 for d in roll.labels]  # rendered: every die has its width
 
     def without_peak(lift: float) -> list[str]:
         peaks = frame.peaks(MISSED_PEAK, float(np.median(widths)), lift)
-        return [d.face for d, w in zip(line.dice, widths, strict=True)
+        return [d.face for d, w in zip(roll.labels, widths, strict=True)
                 if not any(np.hypot(p.x - d.x, p.y - d.y) < 0.5 * w for p in peaks)]
 
     assert without_peak(1.0) == ["2"]
     assert without_peak(tone_lift(look.body)) == []
-    reading = DiceReader(profile, max_dice=64).read(image)
-    assert reading.key == tuple(sorted(d.face for d in line.dice))
+    assert DiceReader(roll.profile, max_dice=64).read(roll.image).key == roll.truth
 
 
 def test_far_dice_under_a_tilted_camera_are_kept_though_narrower(tmp_path: Path) -> None:
