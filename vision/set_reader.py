@@ -136,7 +136,8 @@ class SetReader:
         reading, shared with the household's other sets)."""
         networks = networks or FrameNetworks(image_bgr)
         if self._look is not None and self._templates is not None:
-            found = read_bodies(image_bgr, self._look, self._templates)
+            found = read_bodies(image_bgr, self._look, self._templates, frame=networks.map,
+                                lift=self._lift)
             if found is not None:
                 found = recentred(networks.map, found, self._look, self._templates, self._lift)
                 missed = missed_dice(networks.map, found, self._look, self._templates,

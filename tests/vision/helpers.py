@@ -69,9 +69,9 @@ def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
     look = profile.look()
     assert look is not None
     templates = pip_templates(look)
-    found = read_bodies(image, look, templates)
-    assert found is not None
     frame, lift = FrameMap(DieMap(), image), tone_lift(look.body)
+    found = read_bodies(image, look, templates, frame=frame, lift=lift)
+    assert found is not None
     found = recentred(frame, found, look, templates, lift)
     missed = missed_dice(frame, found, look, templates, lift).dice
     return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed,
