@@ -112,7 +112,7 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
     the body colour can fake a width; it cannot fake faces). Calibration's own size trials turn
     this off (``rescale``). With the frame's die map (``frame``, its input lifted by ``lift``:
     ``missed_dice``), the width read again must be nearer the width the map sees
-    (``map_width``).
+    (``map_width``, within ``MAP_WIDTH_SLACK``).
     """
     calibrated = die = look.die_px(image.shape)
     first = _read_at_width(image, look, templates, die, measure=rescale, grown=rescale)
