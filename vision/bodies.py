@@ -33,7 +33,7 @@ from vision.body_face import BodyRead, Look, Templates, read_die
 from vision.body_mask import coarse, die_masks
 from vision.body_split import die_rects, seen_die_width
 from vision.confidence import SURE
-from vision.diemap import FrameMap, Peak
+from vision.diemap import FrameMap, Peak, seen_width
 
 RESCALE_BEYOND = 1.15
 """A frame's dice may look this much bigger or smaller than calibrated (the photos of a fixed
@@ -144,8 +144,7 @@ def map_width(frame: FrameMap, die: float, lift: float = 1.0) -> float | None:
     at that width two 3s and a 4 became sure 1s (a pip each), while the map's peaks stayed as
     wide as the dice. Holding a width read again to the map's read the 24 3-D tuning sets 307
     rolls of 360 against 303, flat hard sets 0.952 either way."""
-    widths = [p.width for p in frame.peaks(WEAK_PEAK, die, lift)]
-    return float(np.median(widths)) if widths else None
+    return seen_width(frame.peaks(WEAK_PEAK, die, lift), WEAK_PEAK)
 
 
 def _nearer(width: float, than: float, seen: float | None) -> bool:

@@ -14,6 +14,7 @@ resized with ``work_scale``, padded to a multiple of ``PAD_TO`` and normalised b
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import NamedTuple
@@ -58,6 +59,13 @@ class Peak(NamedTuple):
     y: float
     width: float
     score: float
+
+
+def seen_width(peaks: Sequence[Peak], above: float) -> float | None:
+    """The die width the map sees in a frame: the median width of its peaks scoring at least
+    ``above``; None without one."""
+    widths = [p.width for p in peaks if p.score >= above]
+    return float(np.median(widths)) if widths else None
 
 
 def work_scale(shape: tuple[int, ...], die_px: float | None = None) -> float:

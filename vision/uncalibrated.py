@@ -33,7 +33,7 @@ from vision.classify import (
     turns,
 )
 from vision.detect import Image
-from vision.diemap import DieMap, Peak
+from vision.diemap import DieMap, Peak, seen_width
 
 CROP_SCALES = (0.5, 0.7, 1.0)
 """Crop widths tried, over the frame's die width. Chosen when that width came from the blobs,
@@ -144,10 +144,10 @@ def candidates_at(peaks: Sequence[Peak]) -> tuple[list[Candidate], float]:
     without a candidate)."""
     if not peaks:
         return [], 0.0
-    sure = [p.width for p in peaks if p.score >= SURE_PEAK] or [p.width for p in peaks]
+    width = seen_width(peaks, SURE_PEAK) or float(np.median([p.width for p in peaks]))
     own = [p for p in peaks if not any(
         q.score > p.score and np.hypot(p.x - q.x, p.y - q.y) < INSIDE * q.width for q in peaks)]
-    return [Candidate(p.x, p.y, p.width) for p in own], float(np.median(sure))
+    return [Candidate(p.x, p.y, p.width) for p in own], width
 
 
 def crop_widths(c: Candidate, die_px: float) -> list[float]:
