@@ -103,7 +103,8 @@ def read_bodies(image: np.ndarray, look: Look, templates: Templates, *,
                 rescale: bool = True, frame: FrameMap | None = None, lift: float = 1.0,
                 ) -> list[BodyRead] | None:
     """Every die of the set in a BGR frame; None when the body colour does not single dice out
-    (the surface looks like the dice): the caller then falls back to the pip-first path.
+    (the surface looks like the dice): the caller then reads the frame by the networks
+    (``set_reader``).
 
     The calibrated die width holds while the camera stays put. When the dice in the body mask
     look clearly bigger or smaller, within reason (the camera was raised or lowered, another

@@ -66,7 +66,7 @@ def crops(image: np.ndarray, places: Sequence[tuple[float, float, float]],
 def turns(patch: np.ndarray) -> list[np.ndarray]:
     """Four views of a square crop that show the same die: as it is, mirrored, and both a
     quarter turn on (every pip layout is its own mirror image up to a turn). The other four
-    turns and mirror images read no better (docs/vision.md, "Four views")."""
+    turns and mirror images read no better (bench/results/2026-11-30-vision-uncalibrated.md)."""
     turned = np.rot90(patch)
     return [np.ascontiguousarray(p) for p in (patch, patch[:, ::-1], turned, turned[:, ::-1])]
 
