@@ -27,9 +27,13 @@ from vision.body_face import (
     CANON,
     GLARE_TWO,
     MARGIN,
+    SPOT_FULL,
     TEMPLATE,
     BodyRead,
     Look,
+    _disc_template,
+    _shifted,
+    _weakest_pips,
     ink_maps,
     pip_templates,
     read_face,
@@ -221,6 +225,41 @@ def _light_blue_with_glare(pips: list[tuple[int, int]], glare: tuple[float, floa
                 (255, 255, 255), -1, cv2.LINE_AA)
     small = cv2.resize(face, (side, side), interpolation=cv2.INTER_AREA)
     return np.asarray(cv2.GaussianBlur(small, (0, 0), 0.8))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_each_template_window_is_normed_about_its_own_mean(seed: int) -> None:
+    """``_shifted`` takes the windows' norms from integral images: each must be the norm of
+    that window less its mean, as the correlation needs."""
+    ink = np.random.default_rng(seed).random((CANON + 2 * MARGIN,) * 2, dtype=np.float32)
+    ink *= ink > 0.5  # ink maps are mostly bare
+    rows, norms = _shifted(ink)
+    side = ink.shape[0] - TEMPLATE + 1
+    for k in range(side * side):
+        y, x = divmod(k, side)
+        window = ink[y:y + TEMPLATE, x:x + TEMPLATE].astype(np.float64)
+        assert np.array_equal(rows[k], window.ravel())
+        assert np.isclose(norms[k], np.linalg.norm(window - window.mean()), rtol=1e-4)
+
+
+def test_every_pip_of_a_drawn_face_is_found_where_the_face_fits() -> None:
+    """Each pip column's weakest pip, looked up at its own shift, is a full pip on that face
+    drawn as ink (every turn of every layout: a lookup with x and y swapped would miss the pips
+    of a 6 or a 2 on its side), and no pip on a bare map."""
+    templates = pip_templates(Look(LIGHT_BLUE, (WHITE,), 0.1))
+    side = CANON + 2 * MARGIN - TEMPLATE + 1
+    centre = np.full(len(templates.faces), (side * side) // 2)
+    for j, pips in enumerate(templates.pips):
+        if not pips:
+            continue
+        ink = np.zeros((CANON + 2 * MARGIN,) * 2, np.float32)
+        drawn = _disc_template([(x - TEMPLATE / 2 + 0.5, y - TEMPLATE / 2 + 0.5, 0.09 * CANON)
+                                for x, y in pips], TEMPLATE)
+        half = (side - 1) // 2
+        ink[half:half + TEMPLATE, half:half + TEMPLATE] = drawn
+        assert _weakest_pips(ink, templates, centre)[j] >= SPOT_FULL, templates.faces[j]
+        assert _weakest_pips(np.zeros_like(ink), templates, centre)[j] < SPOT_FULL
 
 
 def test_glare_beside_a_four_does_not_make_a_six() -> None:
