@@ -131,25 +131,43 @@ class SetReader:
         self._fuel_look = look if fuel_known(look) else None
         self._nets = shipped_networks() if profile.fuel is None or self._fuel_look else None
 
-    def read(self, image_bgr: np.ndarray, networks: FrameNetworks | None = None) -> SetReading:
+    def read_own(self, image_bgr: np.ndarray, networks: FrameNetworks) -> SetReading | None:
         """The dice of a BGR frame as this set reads them (``networks``: the frame's network
-        reading, shared with the household's other sets)."""
-        networks = networks or FrameNetworks(image_bgr)
+        reading, shared with the household's other sets); None where the reading would hold
+        none of the set's own dice: where the body path finds no die and the networks read the
+        frame (``read_without_own``), which a household needs only if this set wins
+        (``reader.DiceReader.read``)."""
         if self._look is not None and self._templates is not None:
-            found = read_bodies(image_bgr, self._look, self._templates, frame=networks.map,
-                                lift=self._lift)
-            if found is not None:
-                found = recentred(networks.map, found, self._look, self._templates, self._lift)
-                missed = missed_dice(networks.map, found, self._look, self._templates,
-                                     self._lift)
-                bodies = [*found, *missed.dice]
-                if bodies:  # none: the set's colours found no die, the networks read
-                    die = float(np.median([b.size for b in bodies]))
-                    dice = [*bodies, *self._beside(image_bgr, bodies, die, missed.unread)]
-                    if self._nets is not None and (missed.unread or any(
-                            d.confidence < SURE for d in dice)):
-                        dice = merged(dice, self._by_network(networks, die))
-                    return SetReading(dice, 1.0, bodies)
+            reading = self._read_bodies(image_bgr, networks)
+            if reading is not None or self._nets is not None:
+                return reading
+        return self.read_without_own(image_bgr, networks)
+
+    def _read_bodies(self, image_bgr: np.ndarray, networks: FrameNetworks
+                     ) -> SetReading | None:
+        """The body path's reading (the module docstring says how); None when it finds no die
+        (the set's colours do not single dice out, or find none)."""
+        assert self._look is not None and self._templates is not None
+        found = read_bodies(image_bgr, self._look, self._templates, frame=networks.map,
+                            lift=self._lift)
+        if found is None:
+            return None
+        found = recentred(networks.map, found, self._look, self._templates, self._lift)
+        missed = missed_dice(networks.map, found, self._look, self._templates, self._lift)
+        bodies = [*found, *missed.dice]
+        if not bodies:
+            return None
+        die = float(np.median([b.size for b in bodies]))
+        dice = [*bodies, *self._beside(image_bgr, bodies, die, missed.unread)]
+        if self._nets is not None and (missed.unread or any(
+                d.confidence < SURE for d in dice)):
+            dice = merged(dice, self._by_network(networks, die))
+        return SetReading(dice, 1.0, bodies)
+
+    def read_without_own(self, image_bgr: np.ndarray, networks: FrameNetworks) -> SetReading:
+        """The frame read without the set's body path (none, or it found no die): by the
+        networks, with the set's fuel templates, or by the pip-first reader (the module
+        docstring says which)."""
         if self._nets is not None:
             seen = self._by_network(networks)
             # read by the networks where the body path found nothing: none is the set's own

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+import pytest
+
 from tests.vision.helpers import calibration_shots_of
 from vision.calibration import add_set, calibrate
 from vision.reader import DiceReader
-from vision.render import DiceStyle, random_faces, render_roll
+from vision.render import DiceStyle, random_faces, render_empty, render_roll
+from vision.set_reader import FrameNetworks, SetReader, SetReading
 
 
 def test_rolls_of_either_set_read_with_the_households_profile() -> None:
@@ -29,3 +33,31 @@ def test_rolls_of_either_set_read_with_the_households_profile() -> None:
                 right[who, name] += reader.read(image).key == tuple(sorted(faces))
     assert right["household", "tan"] >= 7 and right["household", "pink"] >= 7, right
     assert right["tan only", "pink"] <= right["household", "pink"] - 3, right
+
+
+def test_a_set_that_finds_none_of_its_dice_reads_the_frame_only_when_it_wins(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A set whose body path finds no die would read the frame by the networks, none of those
+    dice its own: it cannot win while another set's own dice explain the frame, so that
+    reading is made only where no set's do, for the first set, as before."""
+    styles = [DiceStyle.random(random.Random(seed), conditions="normal") for seed in (3, 10)]
+    household = DiceReader(add_set(calibrate(calibration_shots_of(styles[0], "normal")),
+                                   calibration_shots_of(styles[1], "normal")))
+    sets = [SetReader(profile) for profile in household.profile.sets()]
+    made: list[SetReader] = []
+    real = SetReader.read_without_own
+
+    def counted(self: SetReader, image: np.ndarray, networks: FrameNetworks) -> SetReading:
+        made.append(self)
+        return real(self, image, networks)
+
+    for style, other in zip(styles, reversed(sets), strict=True):
+        roll = render_roll(["2"], 9006, style=style).image
+        assert other.read_own(roll, FrameNetworks(roll)) is None  # it finds no die of its own
+        with monkeypatch.context() as patch:
+            patch.setattr(SetReader, "read_without_own", counted)
+            assert household.read(roll).key == ("2",)
+    assert made == []
+    monkeypatch.setattr(SetReader, "read_without_own", counted)
+    assert household.read(render_empty(9006)).dice == ()
+    assert len(made) == 1 and made[0].profile == household.profile.sets()[0]
