@@ -139,6 +139,7 @@ class SetReader:
         (``reader.DiceReader.read``)."""
         if self._look is not None and self._templates is not None:
             reading = self._read_bodies(image_bgr, networks)
+            # without the networks the pip-first reader reads instead, its dice the set's own
             if reading is not None or self._nets is not None:
                 return reading
         return self.read_without_own(image_bgr, networks)
