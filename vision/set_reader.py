@@ -25,6 +25,7 @@ import numpy as np
 
 from vision.bodies import OVERLAP, missed_dice, read_bodies, recentred
 from vision.body_face import BodyRead, pip_templates
+from vision.body_mask import unit_colour
 from vision.confidence import SURE
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.diemap import FrameMap, Peak, tone_lift
@@ -51,6 +52,10 @@ a half dice wide, is no die of this set. Under a tilted camera the far dice look
 the set's width (3-D tuning set 5013: 4s read 46 and 65 px wide against 93): from 0.7, the
 24 3-D tuning sets read 301 rolls of 360 against 297, flat hard sets 0.952 either way; from
 0.5 a flat hard set lost a roll."""
+
+MIDDLE = 0.3
+"""A die's middle, whose colour is its body's (``SetReader.colour_distance``), reaches this of
+its width each side of its centre: inside the rim, mostly body around a face's pips."""
 
 MIN_CONFIDENCE = 0.25
 """Below this a group of spots is taken for clutter, not a die."""
@@ -125,6 +130,7 @@ class SetReader:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         look = profile.look()
+        self._body = None if look is None else unit_colour(np.array(look.body, np.float32))
         self._look = None if profile.network_reads else look
         self._lift = tone_lift(look.body) if look else 1.0
         self._templates = pip_templates(look) if look else None
@@ -183,6 +189,24 @@ class SetReader:
         assert best is not None
         _, frame, reads = best
         return SetReading(reads, frame.scale, reads)
+
+    def colour_distance(self, image_bgr: np.ndarray, reading: SetReading) -> float:
+        """How far from this set's calibrated body colour a reading's own dice look: the
+        median, over the dice, of the distance between the chromaticities (``unit_colour``) of
+        the body and of the median colour of the die's middle (``MIDDLE`` of its width each
+        side); infinite for a set without a calibrated body. Tells apart the sets of a
+        household whose readings explain a frame equally (``reader.DiceReader.read``)."""
+        if self._body is None or not reading.own:
+            return float("inf")
+        h, w = image_bgr.shape[:2]
+        distances = []
+        for die in reading.own:
+            x, y, r = (v / reading.scale for v in (die.x, die.y, MIDDLE * die.size))
+            middle = image_bgr[max(0, int(y - r)):min(h, int(y + r) + 1),
+                               max(0, int(x - r)):min(w, int(x + r) + 1)].reshape(-1, 3)
+            colour = unit_colour(np.median(middle, axis=0).astype(np.float32))
+            distances.append(float(np.linalg.norm(colour - self._body)))
+        return float(np.median(distances))
 
     def _by_network(self, networks: FrameNetworks, die_px: float | None = None
                     ) -> Sequence[Read]:

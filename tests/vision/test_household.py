@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.vision.helpers import calibration_shots_of
+from tests.vision.helpers import calibration_shots_of, wild_roll
 from vision.calibration import add_set, calibrate
-from vision.reader import DiceReader
+from vision.reader import DiceReader, explains
 from vision.render import DiceStyle, random_faces, render_empty, render_roll
 from vision.set_reader import FrameNetworks, SetReader, SetReading
 
@@ -61,3 +63,27 @@ def test_a_set_that_finds_none_of_its_dice_reads_the_frame_only_when_it_wins(
     monkeypatch.setattr(SetReader, "read_without_own", counted)
     assert household.read(render_empty(9006)).dice == ()
     assert len(made) == 1 and made[0].profile == household.profile.sets()[0]
+
+
+def test_of_two_sets_that_explain_a_roll_equally_the_one_whose_colour_it_shows_wins(
+        tmp_path: Path) -> None:
+    """3-D tuning sets 5001 (purple dice, green pips) and 5003 (red dice, black pips), 5001
+    first in the household. In 5003's sixth photo, a lone 3, both sets' body paths find the die
+    and read it surely, 5001's as a 1: their readings explain the frame equally, and the first
+    of equals would read a 1. The die shows 5003's body colour, and the household reads the 3."""
+    first = wild_roll(tmp_path / "5001", 0, 5001, surface="felt", light="lamp",
+                      resolution=(640, 480)).profile
+    roll = wild_roll(tmp_path / "5003", 5, 5003, surface="neoprene", light="window",
+                     resolution=(640, 480))
+    household = DiceReader(replace(first, more_sets=(roll.profile,)))
+    sets = [SetReader(profile) for profile in household.profile.sets()]
+    networks = FrameNetworks(roll.image)
+    readings = [dice_set.read_own(roll.image, networks) for dice_set in sets]
+    assert all(reading is not None for reading in readings)
+    own = [reading.own for reading in readings if reading is not None]
+    assert [[die.face for die in dice] for dice in own] == [["1"], ["3"]]
+    assert explains(own[0]) == explains(own[1]) > 0
+    distances = [dice_set.colour_distance(roll.image, reading)
+                 for dice_set, reading in zip(sets, readings, strict=True) if reading is not None]
+    assert distances[1] < distances[0]
+    assert household.read(roll.image).key == roll.truth == ("3",)
