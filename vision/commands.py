@@ -148,6 +148,9 @@ def _calibrate(args: argparse.Namespace) -> int:
         reader = "the face network" if profile.network_reads else "its body colour"
         print(f"self-check: {right} of {dice} calibration dice read back right "
               f"(less any seen that are not there); the set is read by {reader}")
+    if profile.table_marks:
+        print(f"marks of the table taken for dice in the shots: {len(profile.table_marks)} "
+              "(not read as dice while the camera stays put)")
     warning = profile.calibration_warning()
     if warning:
         print(f"warning: {warning}")

@@ -79,6 +79,11 @@ class Profile:
     network_reads: bool = False
     """The face network, not the body path, reads this set: it read the calibration shots back
     better (``vision.calibration``)."""
+    table_marks: tuple[tuple[float, float, float], ...] = ()
+    """Marks of the table the face networks took for dice in the calibration shots, away from
+    every labelled die (a planet printed on a playmat): centre over the frame's width and
+    height, width over its shorter side (``calibration.table_marks``). A fixed camera sees them
+    in every frame, where a die the networks read on one is the mark (``set_reader``)."""
     more_sets: tuple[Profile, ...] = ()
     """A household's other dice sets, each calibrated on its own shots: a roll is read with
     whichever set explains it best (``reader.py``)."""
@@ -150,6 +155,8 @@ class Profile:
                 if data.get("self_check") else None,
                 haze_less=_share(data.get("haze_less", 0.0), "haze_less"),
                 network_reads=bool(data.get("network_reads", False)),
+                table_marks=tuple((float(x), float(y), float(w))
+                                  for x, y, w in data.get("table_marks", ())),
                 more_sets=tuple(cls._from_dict(d) for d in data.get("more_sets", ())),
             )
         except (KeyError, TypeError, IndexError, AttributeError) as exc:

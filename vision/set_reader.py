@@ -12,7 +12,8 @@ colours and templates find no die, is read by the network too, which reads the s
 with the set's own templates (``network_fuel.py``; on twelve 3-D rendered MLEM tuning sets,
 reading the frames where they found none so read 0.567 exact against 0.561); a set whose symbol
 the body path never learned falls back to the pip-first reader, the one reader that knows the
-symbol without the body path.
+symbol without the body path. A die only the networks read, on a mark of the table that they
+read as a die in the calibration shots (``Profile.table_marks``), is that mark and is dropped.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ a half dice wide, is no die of this set. Under a tilted camera the far dice look
 the set's width (3-D tuning set 5013: 4s read 46 and 65 px wide against 93): from 0.7, the
 24 3-D tuning sets read 301 rolls of 360 against 297, flat hard sets 0.952 either way; from
 0.5 a flat hard set lost a roll."""
+
+ON_MARK = 0.5
+"""A die the networks read whose centre lies within this of the larger width (its own or the
+mark's) from a mark of the table is that mark."""
 
 MIDDLE = 0.3
 """A die's middle, whose colour is its body's (``SetReader.colour_distance``), reaches this of
@@ -213,7 +218,7 @@ class SetReader:
         """The dice as the face networks read them (``FrameNetworks.dice``), fuel faces by the
         set's templates."""
         assert self._nets is not None
-        seen = networks.dice(die_px)
+        seen = self._off_marks(networks.dice(die_px), networks.image.shape)
         if self._fuel_look is not None and self._templates is not None:
             return with_fuel(networks.map, seen, self._fuel_look, self._templates)
         return seen
@@ -237,11 +242,21 @@ class SetReader:
         places = [Candidate(p.x, p.y, p.width) for p in unread]
         read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
                                self._nets)
-        beside = [d for d in read
+        beside = [d for d in self._off_marks(read, image_bgr.shape)
                   if as_wide_as_the_set(d, die) and not any(one_die(d, b) for b in bodies)]
         if self._fuel_look is None or self._templates is None:
             return beside
         return fuel_faces(image_bgr, beside, self._fuel_look, self._templates)
+
+    def _off_marks(self, seen: list[Seen], shape: tuple[int, ...]) -> list[Seen]:
+        """The networks' dice but those on a mark of the table (``Profile.table_marks``, within
+        ``ON_MARK``)."""
+        if not self.profile.table_marks:
+            return seen
+        h, w = shape[:2]
+        marks = [(x * w, y * h, width * min(h, w)) for x, y, width in self.profile.table_marks]
+        return [d for d in seen if not any(
+            np.hypot(d.x - x, d.y - y) < ON_MARK * max(d.size, width) for x, y, width in marks)]
 
     def _read_frame(self, frame: Frame) -> list[FaceRead]:
         """The dice of one prepared frame, in working pixels."""

@@ -17,7 +17,7 @@ SAMPLE = Profile(bodies=((230.0, 1.0, -2.0),), pips=((20.0, 0.0, 0.0),),
                  body_bgr=(236.0, 236.0, 234.0), inks_bgr=((25.0, 25.0, 25.0), (30.0, 40.0, 210.0)),
                  die_frac=0.1, pip_offset=0.28, pip_radius=0.09, one_radius=0.12,
                  fuel_templates=(tuple(0.5 for _ in range(TEMPLATE * TEMPLATE)),),
-                 self_check=(9, 10))
+                 self_check=(9, 10), table_marks=((0.48, 0.27, 0.16),))
 
 
 def test_json_round_trip() -> None:
@@ -53,7 +53,8 @@ def test_file_round_trip(tmp_path: Path) -> None:
                                   '{"version": 2, "haze_less": 5}',
                                   '{"version": 2, "haze_less": null}',
                                   '{"version": 3, "more_sets": [[1, 2]]}',
-                                  '{"version": 3, "more_sets": [{"haze_less": 2}]}'])
+                                  '{"version": 3, "more_sets": [{"haze_less": 2}]}',
+                                  '{"version": 3, "table_marks": [[0.5, 0.5]]}'])
 def test_bad_documents_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         Profile.from_json(text)
