@@ -64,10 +64,10 @@ class DiceReader:
         A set whose body path found no die would read the frame by the networks, none of
         those dice its own: it explains nothing, so that reading is made only if the set
         wins, when no set's own dice explain the frame (in a household of eight 3-D tuning
-        sets, a fifth of each other set's time). Stopping at
-        the first set that read all its dice surely was tried: a set reading one die of
-        another set as its fuel symbol, surely, and nothing else, stopped it (two sets' rolls,
-        alternating, read 14 of 16 against 16)."""
+        sets, a fifth of each other set's time). Stopping at the first set that read all its
+        dice surely was tried: a set reading one die of another set as its fuel symbol,
+        surely, and nothing else, stopped it (two sets' rolls, alternating, read 14 of 16
+        against 16)."""
         networks = FrameNetworks(image_bgr)
         readings = [dice_set.read_own(image_bgr, networks) for dice_set in self._sets]
         scores = [0.0 if reading is None else explains(reading.own) for reading in readings]
