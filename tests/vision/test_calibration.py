@@ -175,8 +175,8 @@ def test_a_mark_of_the_table_seen_in_the_calibration_shots_is_not_read_as_a_die(
     printed on the mat as a 1, in the calibration shots where no die was labelled and in photo
     3 as a fourth die. Calibration notes the mark, and a reader knowing it reads the photo's
     dice but the one on the mark (read by the networks alone, as an uncalibrated table does:
-    the calibrated set's reading depends on OpenCV's version there, its fuel symbol learned
-    with 5.1 and not with the Pi's 4.6)."""
+    the set's own reading of this photo depends on OpenCV's version, which draws the rendered
+    photos a little differently, and with the Pi's 4.6 no fuel template is learned from them)."""
     roll = wild_roll(tmp_path, 2, 5040, surface="playmat", light="ring", resolution=(640, 480))
     h, w = roll.image.shape[:2]
     marks = [(x * w, y * h) for x, y, _ in roll.profile.table_marks]

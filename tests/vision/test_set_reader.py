@@ -85,12 +85,12 @@ def test_a_household_reads_the_frame_with_the_networks_once(
         map_runs.append(die_px)
         return real_outputs(self, image, die_px, lift)
 
-    monkeypatch.setattr(set_reader, "read_unknown_dice", counted)
-    monkeypatch.setattr(DieMap, "outputs", counted_map)
     write_wild_dataset(tmp_path, 1, 5006, surface="tray", light="ceiling", resolution=(640, 480))
     lines = load_dataset(tmp_path)
     profile = calibrate(calibration_shots(lines))
     household = DiceReader(replace(profile, more_sets=(profile,)))
+    monkeypatch.setattr(set_reader, "read_unknown_dice", counted)
+    monkeypatch.setattr(DieMap, "outputs", counted_map)
     household.read(read_image(next(line for line in lines if line.split == "test").image))
     assert len(calls) == 1
     assert len(map_runs) == 2 and None not in map_runs
