@@ -18,12 +18,13 @@ from vision.calibration import calibrate
 from vision.diemap import DieMap, FrameMap, tone_lift
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.network_fuel import FUEL_SURE
-from vision.reader import DiceReader
+from vision.profile import Profile
+from vision.reader import Detection, DiceReader
 from vision.render_wild import write_wild_dataset
-from vision.set_reader import NETWORK_WIDTHS, merged
+from vision.set_reader import NETWORK_WIDTHS, ON_MARK, merged
 from vision.uncalibrated import Seen
 
-from .helpers import wild_roll
+from .helpers import standard_roll, wild_roll
 
 
 def body(face: str, confidence: float, x: float, y: float = 100.0) -> BodyRead:
@@ -144,3 +145,22 @@ def test_far_dice_under_a_tilted_camera_are_kept_though_narrower(tmp_path: Path)
     width = float(np.median([d.size for d in roll.by_bodies]))
     fours = [d.size / width for d in reading.dice if d.face == "4"]
     assert len(fours) == 2 and all(NETWORK_WIDTHS[0] <= f < 0.7 for f in fours)
+
+
+def test_a_die_the_networks_read_on_a_mark_of_the_table_is_dropped_only_if_as_wide_as_it(
+        ) -> None:
+    """A mark is seen where and as wide as at calibration (``ON_MARK``): a die read there at
+    the mark's width is the mark; a die read there at another width is a die."""
+    image = standard_roll(7).image
+    h, w = image.shape[:2]
+    plain = DiceReader().read(image).dice
+    die = plain[0]
+
+    def marked(width: float) -> tuple[Detection, ...]:
+        mark = (die.x / w, die.y / h, width / min(h, w))
+        return DiceReader(Profile(table_marks=(mark,))).read(image).dice
+
+    _, alike = ON_MARK
+    assert len(plain) > 1
+    assert marked(die.size) == plain[1:]
+    assert marked(die.size * alike * 1.1) == plain == marked(die.size / alike / 1.1)
