@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.body_learn import read_back
 from vision.detect import Image
-from vision.profile import LabelledDie, Profile, learn_profile
+from vision.profile import LabelledDie, Profile, learn_profile, table_mark
 from vision.reader import DiceReader
 from vision.set_reader import shipped_networks
 from vision.uncalibrated import read_unknown_dice
@@ -80,14 +80,11 @@ def table_marks(shots: Sequence[Shot]) -> tuple[tuple[float, float, float], ...]
     frame). On 48 3-D rendered MLEM tuning sets (seeds 5001-5048) two playmats had such marks;
     dropping the networks' dice on them read one set's rolls 12 of 15 right against 7 (a
     planet printed on the mat read as a 1), the other's as before."""
-    marks = []
-    for image, dice in shots:
-        h, w = image.shape[:2]
-        marks += [(round(seen.x / w, 4), round(seen.y / h, 4), round(seen.size / min(h, w), 4))
-                  for seen in read_unknown_dice(image, shipped_networks())
-                  if all(np.hypot(seen.x - d.x, seen.y - d.y) > MARK_CLEAR * seen.size
-                         for d in dice)]
-    return tuple(marks)
+    return tuple(table_mark(seen.x, seen.y, seen.size, image.shape)
+                 for image, dice in shots
+                 for seen in read_unknown_dice(image, shipped_networks())
+                 if all(np.hypot(seen.x - d.x, seen.y - d.y) > MARK_CLEAR * seen.size
+                        for d in dice))
 
 
 def add_set(household: Profile, shots: Iterable[Shot]) -> Profile:

@@ -97,6 +97,11 @@ class Profile:
         return Look(self.body_bgr, self.inks_bgr, self.die_frac, self.pip_offset,
                     self.pip_radius, self.one_radius, fuel, self.haze_less)
 
+    def marks_in(self, shape: tuple[int, ...]) -> list[tuple[float, float, float]]:
+        """``table_marks`` in the frame pixels of a frame of ``shape`` (centre, width)."""
+        h, w = shape[:2]
+        return [(x * w, y * h, width * min(h, w)) for x, y, width in self.table_marks]
+
     def calibration_warning(self) -> str | None:
         """What an owner should hear after calibrating: the body path could not learn this set,
         or reads back fewer than half of the calibration dice right. The table will then ask
@@ -177,6 +182,14 @@ class Profile:
             return cls.from_json(path.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise ValueError(f"{path} is not a dice profile: {exc}") from exc
+
+
+def table_mark(x: float, y: float, width: float, shape: tuple[int, ...]
+               ) -> tuple[float, float, float]:
+    """A mark seen at (x, y), ``width`` wide, in frame pixels of a frame of ``shape``, as
+    ``Profile.table_marks`` holds it (the inverse of ``Profile.marks_in``)."""
+    h, w = shape[:2]
+    return round(x / w, 4), round(y / h, 4), round(width / min(h, w), 4)
 
 
 def _share(value: float, name: str) -> float:

@@ -256,9 +256,8 @@ class SetReader:
         ``ON_MARK`` says)."""
         if not self.profile.table_marks:
             return seen
-        h, w = shape[:2]
         near, alike = ON_MARK
-        marks = [(x * w, y * h, width * min(h, w)) for x, y, width in self.profile.table_marks]
+        marks = self.profile.marks_in(shape)
         return [d for d in seen if not any(
             np.hypot(d.x - x, d.y - y) < near * width and 1 / alike < d.size / width < alike
             for x, y, width in marks)]
