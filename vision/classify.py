@@ -63,12 +63,15 @@ def crops(image: np.ndarray, places: Sequence[tuple[float, float, float]],
     return normalise(np.stack([warp(image, x, y, size, px=px) for x, y, size in places]))
 
 
-def turns(patch: np.ndarray) -> list[np.ndarray]:
-    """Four views of a square crop that show the same die: as it is, mirrored, and both a
-    quarter turn on (every pip layout is its own mirror image up to a turn). The other four
-    turns and mirror images read no better (bench/results/2026-11-30-vision-uncalibrated.md)."""
+def turns(patch: np.ndarray, count: int) -> list[np.ndarray]:
+    """The first ``count`` (1-4) of four views of a square crop that show the same die: as it
+    is, mirrored across a diagonal (the die a quarter turn on: every pip layout is its own
+    mirror image up to a turn), mirrored, and a quarter turn on. The other four turns and mirror
+    images read no better (bench/results/2026-11-30-vision-uncalibrated.md); how many each
+    network sees: ``uncalibrated.FINDER_VIEWS``, ``CLOSER_VIEWS``."""
     turned = np.rot90(patch)
-    return [np.ascontiguousarray(p) for p in (patch, patch[:, ::-1], turned, turned[:, ::-1])]
+    views = (patch, turned[:, ::-1], patch[:, ::-1], turned)
+    return [np.ascontiguousarray(p) for p in views[:count]]
 
 
 class FaceNet:

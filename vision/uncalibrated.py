@@ -5,7 +5,7 @@ The die map (``diemap.py``) looks at the whole frame once and marks the likely c
 with a width for each, so hardly a die is missed (each of dice-real's 308 unseen dice has a
 peak within a third of its width). Some peaks are specks, gaps or side faces; the face network,
 shown each at a few crop sizes, keeps those it is sure are a die's top face, and of two
-candidates on one die the surer wins. Each face is read from four views at three widths around
+candidates on one die the surer wins. Each face is read from two views at three widths around
 the die's own, and a face read with little confidence gets a closer look by a second network
 working at a finer resolution.
 
@@ -55,6 +55,16 @@ is read by the closer-look network too, and the two answers are averaged (any th
 0.7 to 0.95 gave the same readings on dice-real and on rendered standard dice, with one width;
 at 0.8 a fifth of dice-real's dice got a second look)."""
 
+FINDER_VIEWS = 2
+"""Views of each crop (``classify.turns``) the finder reads a face from: as it is and a quarter
+turn on. With four (mirrored too) the 48 3-D tuning sets read 599 of their 720 rolls against
+601, the flat hard sets 0.952 against 0.946, and a frame took a median 28.9 ms against 27.1
+(bench/results/2026-12-04-two-views.md)."""
+
+CLOSER_VIEWS = 4
+"""Views of each crop the closer look reads: it sees only the dice the finder is unsure of, so
+two more views cost little there; with two the 3-D tuning sets read 599 rolls against 601."""
+
 
 BEYOND_STEP = 1.4
 """How much wider (or narrower) than the widths tried a turned-down candidate is looked at once
@@ -66,8 +76,8 @@ On 15 rendered standard dice sets per condition read uncalibrated, this found 0.
 a false die 2.4 dice wide on a dice-real photo."""
 
 VIEW_WIDTHS = (0.85, 1.0, 1.15)
-"""Crop widths, over a die's chosen width, at which its face is read (four views at each;
-eight when this was measured).
+"""Crop widths, over a die's chosen width, at which its face is read (``FINDER_VIEWS`` views at
+each; eight when this was measured).
 The width is chosen in steps the network takes 15 % off, so its crop may cut a pip or take in
 a neighbour's; with the answers at 15 % either side too, standard dice in hard light read
 0.84 exact against 0.81 (precision 0.984 against 0.973) and dice-real's 250 photos 0.744
@@ -231,14 +241,14 @@ def read_faces(image: Image, places: list[tuple[float, float, float, float]],
     """
     if not places:
         return []
-    by_width = view_probabilities(image, places, nets.finder)
+    by_width = view_probabilities(image, places, nets.finder, FINDER_VIEWS)
     probs = by_width.mean(axis=1)
     die = probs[:, 0] < probs[:, 1:].max(axis=1)
     places, by_width, probs = ([p for p, d in zip(places, die, strict=True) if d],
                                by_width[die], probs[die])
     unsure = np.flatnonzero(probs[:, 1:].max(axis=1) < CLOSER_LOOK_BELOW)
     if len(unsure):
-        closer = view_probabilities(image, [places[i] for i in unsure], nets.close)
+        closer = view_probabilities(image, [places[i] for i in unsure], nets.close, CLOSER_VIEWS)
         by_width[unsure] = 0.5 * (by_width[unsure] + closer)
         probs = by_width.mean(axis=1)
     own = by_width[:, VIEW_WIDTHS.index(1.0)]
@@ -250,13 +260,13 @@ def read_faces(image: Image, places: list[tuple[float, float, float, float]],
 
 
 def view_probabilities(image: Image, places: list[tuple[float, float, float, float]],
-                       net: FaceNet) -> np.ndarray:
+                       net: FaceNet, views: int) -> np.ndarray:
     """Class probabilities of each place at each of ``VIEW_WIDTHS``, as a (places, widths,
-    classes) array: each the mean of the network's answers on the crop's ``turns`` (a die
-    has no up, and one view's quirk is outvoted by the others)."""
+    classes) array: each the mean of the network's answers on the crop's first ``views``
+    ``turns`` (a die has no up, and one view's quirk is outvoted by the others)."""
     looks = [(x, y, size * k) for _, x, y, size in places for k in VIEW_WIDTHS]
-    views = np.stack([v for square in crops(image, looks, net.px) for v in turns(square)])
-    by_view = net.probabilities(views).reshape(len(places), len(VIEW_WIDTHS), -1, len(CLASSES))
+    squares = np.stack([v for square in crops(image, looks, net.px) for v in turns(square, views)])
+    by_view = net.probabilities(squares).reshape(len(places), len(VIEW_WIDTHS), -1, len(CLASSES))
     mean: np.ndarray = by_view.mean(axis=2)
     return mean
 

@@ -10,14 +10,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, crops, normalise
+from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, crops, normalise, turns
 from vision.detect import estimate_die_px
 from vision.reader import DiceReader
 from vision.render import STANDARD_FACES, DiceStyle, render_empty, render_roll
 from vision.uncalibrated import (
     BEYOND_STEP,
     CLOSER_LOOK_BELOW,
+    CLOSER_VIEWS,
     CROP_SCALES,
+    FINDER_VIEWS,
     VIEW_WIDTHS,
     Candidate,
     Looked,
@@ -202,6 +204,21 @@ def test_a_lone_one_sized_too_small_is_found_beyond_its_widest_crop(nets: Networ
     assert seen.confidence > 0.9
 
 
+@given(st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_the_views_of_a_crop_are_turns_and_mirror_images_of_it(count: int, seed: int) -> None:
+    """Each view holds the crop's own pixels, only moved: the second is its mirror image across
+    a diagonal (a die a quarter turn on), and no two views are alike."""
+    patch = np.random.default_rng(seed).random((6, 6, 3), dtype=np.float32)
+    views = turns(patch, count)
+    assert len(views) == count
+    for view in views:
+        assert view.flags.c_contiguous
+        assert np.array_equal(np.sort(view, axis=None), np.sort(patch, axis=None))
+    if count > 1:
+        assert np.array_equal(views[1], patch[::-1, ::-1].transpose(1, 0, 2))
+    assert len({view.tobytes() for view in views}) == count
+
+
 def test_only_an_unsure_face_gets_a_closer_look(nets: Networks) -> None:
     """A five cropped 1.6 times too wide: the finder is unsure, and its mean with the closer
     look is read. A five cropped right is the finder's alone. (The finder trained with wild
@@ -210,8 +227,8 @@ def test_only_an_unsure_face_gets_a_closer_look(nets: Networks) -> None:
     image = drawn_die("5", size=40, angle=0.3, body=(235, 235, 235), pip=(20, 20, 20))
     wide, right = (1.0, 320.0, 240.0, 64.0), (1.0, 320.0, 240.0, 40.0)
     own = VIEW_WIDTHS.index(1.0)
-    finder = view_probabilities(image, [wide, right], nets.finder)
-    closer = view_probabilities(image, [wide], nets.close)[0]
+    finder = view_probabilities(image, [wide, right], nets.finder, FINDER_VIEWS)
+    closer = view_probabilities(image, [wide], nets.close, CLOSER_VIEWS)[0]
     assert finder.shape == (2, len(VIEW_WIDTHS), len(CLASSES))
     overall = finder.mean(axis=1)
     assert overall[0, 1:].max() < CLOSER_LOOK_BELOW <= overall[1, 1:].max()
@@ -236,9 +253,10 @@ def test_a_phantom_the_die_width_alone_lets_through_is_dropped(nets: Networks, s
 
 
 def test_a_place_its_views_find_bare_is_dropped(nets: Networks) -> None:
-    """One view of a bare mat or of a die's gap may pass the finder; the mean of all eight
-    must still favour a face, or the place is no die."""
+    """One view of a bare mat or of a die's gap may pass the finder; the mean of all its
+    views (at every width) must still favour a face, or the place is no die."""
     die = drawn_die("3", size=40, angle=0.2, body=(235, 235, 235), pip=(20, 20, 20))
     places = [(1.0, 320.0, 240.0, 40.0), (1.0, 100.0, 100.0, 40.0)]
-    assert view_probabilities(die, places[1:], nets.finder)[0].mean(axis=0).argmax() == 0
+    bare = view_probabilities(die, places[1:], nets.finder, FINDER_VIEWS)[0]
+    assert bare.mean(axis=0).argmax() == 0
     assert [s.face for s in read_faces(die, places, nets)] == ["3"]
