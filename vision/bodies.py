@@ -233,7 +233,7 @@ def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Tem
     for peak in sorted(frame.peaks(WEAK_PEAK, die, lift), key=lambda p: -p.score):
         if any(np.hypot(peak.x - r.x, peak.y - r.y) < OFF_CENTRE * die for r in out):
             continue
-        on = [i for i, r in enumerate(out) if _on_die(peak, r, die)]
+        on = [i for i, r in enumerate(out) if on_die(peak, r, die)]
         if not on:
             continue  # off every die: ``missed_dice`` looks at it
         read = surest_read(frame.image, (peak.x, peak.y), die, look, templates)
@@ -255,7 +255,7 @@ class Missed(NamedTuple):
 
 
 def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates: Templates,
-                lift: float = 1.0) -> Missed:
+                lift: float = 1.0, read: Sequence[Placed] = ()) -> Missed:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
     pips): the die map's peaks away from every die found, each read like any die of the set
     (``surest_read``), kept where that reading is sure enough. The map knows dice by their
@@ -266,14 +266,15 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     read by the templates, which read a side face of a tilted 4 as a sure fuel symbol that
     then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer
     and is not passed on. ``lift``: the gamma the map's frame is lifted by
-    (``diemap.tone_lift``)."""
+    (``diemap.tone_lift``). ``read``: dice another reader already read surely with these
+    templates; peaks on them are not read again."""
     image = frame.image
     die = float(np.median([r.size for r in found])) if found else look.die_px(image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
     peaks = sorted(frame.peaks(MISSED_PEAK, die, lift), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
-        if any(_on_die(peak, r, die) for r in [*found, *extra]):
+        if any(on_die(peak, r, die) for r in [*found, *extra, *read]):
             continue
         if any(np.hypot(peak.x - p.x, peak.y - p.y) < OVERLAP * die for p in unread):
             unread.append(peak)
@@ -287,9 +288,9 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     return Missed(extra, unread)
 
 
-def _on_die(peak: Peak, die: Placed, width: float) -> bool:
-    """Does a map peak lie on a die found (within ``OVERLAP`` of its width, or of ``width``,
-    the frame's die width, where that is larger)?"""
+def on_die(peak: Peak | Placed, die: Placed, width: float) -> bool:
+    """Does a map peak (or another reading's die) lie on a die found (within ``OVERLAP`` of its
+    width, or of ``width``, the frame's die width, where that is larger)?"""
     return bool(np.hypot(peak.x - die.x, peak.y - die.y) < OVERLAP * max(die.size, width))
 
 

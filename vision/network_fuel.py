@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.bodies import missed_dice, surest_read
+from vision.bodies import Placed, missed_dice, on_die, surest_read
 from vision.body_face import BodyRead, Look, Templates
 from vision.confidence import SURE
 from vision.diemap import FrameMap
@@ -30,22 +30,26 @@ FUEL_SURE = 0.45
 bar the body path keeps a die the map found with, ``bodies.MISSED_SURE``)."""
 
 
-def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates
-              ) -> list[Seen | BodyRead]:
+def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates,
+              read: Sequence[Placed] = ()) -> list[Seen | BodyRead]:
     """The network's dice in ``frame`` with the fuel faces among them read as fuel
-    (``fuel_faces``), and the fuel dice the network turned down added."""
-    out = fuel_faces(frame.image, seen, look, templates)
-    turned_down = missed_dice(frame, out, look, templates).dice
+    (``fuel_faces``), and the fuel dice the network turned down added. ``read``: the dice the
+    body path read surely with the same templates, which are not read again: on the 48 3-D
+    tuning sets the same 601 rolls of 720, and the frames over 30 ms 1.8 ms faster on average
+    (bench/results/2026-12-04-two-views.md)."""
+    out = fuel_faces(frame.image, seen, look, templates, read)
+    turned_down = missed_dice(frame, out, look, templates, read=read).dice
     return out + [r for r in turned_down if r.face == FUEL and r.confidence >= FUEL_SURE]
 
 
-def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates
-               ) -> list[Seen | BodyRead]:
+def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
+               read: Sequence[Placed] = ()) -> list[Seen | BodyRead]:
     """The network's dice, each read as a 1 or unsure (below ``confidence.SURE``, whatever its
-    face: the table would ask about it) read again with the set's templates: a sure fuel
-    reading replaces the network's."""
+    face: the table would ask about it) read again with the set's templates, but on a die of
+    ``read`` (as ``with_fuel``): a sure fuel reading replaces the network's."""
     return [_fuel_or(s, image, look, templates)
-            if s.face == "1" or s.confidence < SURE else s for s in seen]
+            if (s.face == "1" or s.confidence < SURE)
+            and not any(on_die(s, die, 0.0) for die in read) else s for s in seen]
 
 
 def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates) -> Seen | BodyRead:

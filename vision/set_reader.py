@@ -176,7 +176,8 @@ class SetReader:
         dice = [*bodies, *self._beside(image_bgr, bodies, die, missed.unread)]
         if self._nets is not None and (missed.unread or any(
                 d.confidence < SURE for d in dice)):
-            dice = merged(dice, self._by_network(networks, die))
+            sure = [d for d in bodies if d.confidence >= SURE]
+            dice = merged(dice, self._by_network(networks, die, sure))
         return SetReading(dice, 1.0, bodies)
 
     def read_without_own(self, image_bgr: np.ndarray, networks: FrameNetworks) -> SetReading:
@@ -216,14 +217,14 @@ class SetReader:
             distances.append(float(np.linalg.norm(colour - self._body)))
         return float(np.median(distances))
 
-    def _by_network(self, networks: FrameNetworks, die_px: float | None = None
-                    ) -> Sequence[Read]:
+    def _by_network(self, networks: FrameNetworks, die_px: float | None = None,
+                    read: Sequence[BodyRead] = ()) -> Sequence[Read]:
         """The dice as the face networks read them (``FrameNetworks.dice``), fuel faces by the
-        set's templates."""
+        set's templates but on the dice the body path ``read`` surely (``with_fuel``)."""
         assert self._nets is not None
         seen = self._off_marks(networks.dice(die_px), networks.image.shape)
         if self._fuel_look is not None and self._templates is not None:
-            return with_fuel(networks.map, seen, self._fuel_look, self._templates)
+            return with_fuel(networks.map, seen, self._fuel_look, self._templates, read)
         return seen
 
     def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read], die: float,

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
+import pytest
 
 from tests.vision.helpers import calibrated_reader
+from vision import bodies, network_fuel
+from vision.bodies import on_die, read_bodies
+from vision.body_face import pip_templates
+from vision.confidence import SURE
+from vision.diemap import Peak
+from vision.network_fuel import with_fuel
 from vision.reader import DiceReader
 from vision.render import DiceStyle, render_roll
+from vision.set_reader import FrameNetworks
 
 
 def test_the_network_reads_fuel_faces_by_the_sets_templates_and_leaves_ones_alone() -> None:
@@ -32,3 +41,37 @@ def test_the_network_reads_fuel_faces_by_the_sets_templates_and_leaves_ones_alon
     fuel = read_as["fuel"]
     assert fuel.count("fuel") >= 0.75 * len(fuel), fuel
     assert "fuel" not in read_as["1"], read_as["1"]
+
+
+def test_the_fuel_search_leaves_the_dice_the_body_path_read_surely_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The network's fuel search reads with the set's templates only the dice the body path
+    has not already read surely with them. Of this roll's two fuel dice the network reads one
+    (as a 1) and turns the other down; the body path reads both surely, and neither is read
+    again, where without the body path's dice the search finds both."""
+    style = DiceStyle.random(random.Random(3), conditions="normal")
+    look = calibrated_reader(style, "normal").profile.look()
+    assert look is not None
+    templates = pip_templates(look)
+    scene = render_roll(["fuel", "1", "3", "fuel"], 7101, style=style)
+    frame = FrameNetworks(scene.image)
+    body = read_bodies(scene.image, look, templates, frame=frame.map)
+    assert body is not None
+    sure = [d for d in body if d.confidence >= SURE and d.face == "fuel"]
+    assert len(sure) == 2
+    looked_at: list[tuple[float, float]] = []
+    real_read = bodies.surest_read
+
+    def recorded(image: np.ndarray, centre: tuple[float, float], *args: Any) -> Any:
+        looked_at.append(centre)
+        return real_read(image, centre, *args)
+
+    for module in (bodies, network_fuel):  # the turned-down peaks' search, and the 1s'
+        monkeypatch.setattr(module, "surest_read", recorded)
+    alone = with_fuel(frame.map, frame.dice(), look, templates)
+    assert sum(d.face == "fuel" for d in alone) == 2
+    assert any(on_die(Peak(x, y, 0.0, 1.0), d, 0.0) for x, y in looked_at for d in sure)
+    looked_at.clear()
+    beside = with_fuel(frame.map, frame.dice(), look, templates, sure)
+    assert not any(on_die(Peak(x, y, 0.0, 1.0), d, 0.0) for x, y in looked_at for d in sure)
+    assert all(d.face != "fuel" or not any(on_die(d, s, 0.0) for s in sure) for d in beside)
