@@ -7,7 +7,8 @@ peaks the body path's templates could not read (``set_reader.SetReader._beside``
 network alone, a fuel face is taken for a 1 (the symbol is one dark blot near the middle: 22 of 23
 fuel dice it found on 40 rendered MLEM rolls) or turned down as no die (17 of 40). So each die the
 network reads as a 1, or reads unsure, is read again with the set's templates, and the die map's
-peaks the network turned down are read the same way; a sure fuel reading wins. Only "fuel" is taken
+peaks the network turned down are read the same way; a sure fuel reading wins. Where the body
+path has read the frame too, the dice it read surely are not read again. Only "fuel" is taken
 from the templates: the pip faces stay the network's. With the templates, the network read 20 to 30
 of 32 fuel dice right on six rendered MLEM sets (twenty rolls each, three in each light).
 """
@@ -45,8 +46,8 @@ def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Temp
 def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
                read: Sequence[Placed] = ()) -> list[Seen | BodyRead]:
     """The network's dice, each read as a 1 or unsure (below ``confidence.SURE``, whatever its
-    face: the table would ask about it) read again with the set's templates, but on a die of
-    ``read`` (as ``with_fuel``): a sure fuel reading replaces the network's."""
+    face: the table would ask about it) read again with the set's templates, except those on
+    a die of ``read`` (as ``with_fuel``): a sure fuel reading replaces the network's."""
     return [_fuel_or(s, image, look, templates)
             if (s.face == "1" or s.confidence < SURE)
             and not any(on_die(s, die, 0.0) for die in read) else s for s in seen]
