@@ -220,7 +220,7 @@ class SetReader:
     def _by_network(self, networks: FrameNetworks, die_px: float | None = None,
                     read: Sequence[BodyRead] = ()) -> Sequence[Read]:
         """The dice as the face networks read them (``FrameNetworks.dice``), fuel faces by the
-        set's templates but on the dice the body path ``read`` surely (``with_fuel``)."""
+        set's templates, except on the dice the body path ``read`` surely (``with_fuel``)."""
         assert self._nets is not None
         seen = self._off_marks(networks.dice(die_px), networks.image.shape)
         if self._fuel_look is not None and self._templates is not None:
