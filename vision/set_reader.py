@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.bodies import OVERLAP, missed_dice, read_bodies, recentred
+from vision.bodies import OVERLAP, Placed, missed_dice, read_bodies, recentred
 from vision.body_face import BodyRead, pip_templates
 from vision.body_mask import unit_colour
 from vision.confidence import SURE
@@ -62,7 +62,7 @@ twice a die wide that the networks read in one-die calibration shots of a standa
 busy mat dropped real dice around them (a set read by the networks lost 0.16 of its rolls)."""
 
 MIDDLE = 0.3
-"""A die's middle, whose colour is its body's (``SetReader.colour_distance``), reaches this of
+"""A die's middle, whose colour is its body's (``middle_colours``), reaches this of
 its width each side of its centre: inside the rim, mostly body around a face's pips."""
 
 MIN_CONFIDENCE = 0.25
@@ -199,23 +199,15 @@ class SetReader:
         _, frame, reads = best
         return SetReading(reads, frame.scale, reads)
 
-    def colour_distance(self, image_bgr: np.ndarray, reading: SetReading) -> float:
-        """How far from this set's calibrated body colour a reading's own dice look: the
-        median, over the dice, of the distance between the chromaticities (``unit_colour``) of
-        the body and of the median colour of the die's middle (``MIDDLE`` of its width each
-        side); infinite for a set without a calibrated body. Tells apart the sets of a
-        household whose readings explain a frame equally (``reader.DiceReader.read``)."""
-        if self._body is None or not reading.own:
+    def colour_distance(self, middles: np.ndarray) -> float:
+        """How far from this set's calibrated body colour dice look whose middles have the
+        chromaticities ``middles`` (``middle_colours``): the median distance; infinite for a set
+        without a calibrated body, or for no dice. Tells apart the sets of a household whose
+        readings explain a frame equally, and says whether a frame's dice show the colour of
+        the set in play (``reader.DiceReader.read``)."""
+        if self._body is None or not len(middles):
             return float("inf")
-        h, w = image_bgr.shape[:2]
-        distances = []
-        for die in reading.own:
-            x, y, r = (v / reading.scale for v in (die.x, die.y, MIDDLE * die.size))
-            middle = image_bgr[max(0, int(y - r)):min(h, int(y + r) + 1),
-                               max(0, int(x - r)):min(w, int(x + r) + 1)].reshape(-1, 3)
-            colour = unit_colour(np.median(middle, axis=0).astype(np.float32))
-            distances.append(float(np.linalg.norm(colour - self._body)))
-        return float(np.median(distances))
+        return float(np.median(np.linalg.norm(middles - self._body, axis=1)))
 
     def _by_network(self, networks: FrameNetworks, die_px: float | None = None,
                     read: Sequence[BodyRead] = ()) -> Sequence[Read]:
@@ -275,6 +267,21 @@ class SetReader:
             reads.extend(r for r in best_reads(spots, frame.die_px, self.profile)
                          if r.confidence >= MIN_CONFIDENCE)
         return suppress_neighbours(reads, frame.die_px)
+
+
+def middle_colours(image_bgr: np.ndarray, dice: Sequence[Placed], scale: float = 1.0
+                   ) -> np.ndarray:
+    """The chromaticities (``unit_colour``) of the median colour of the middle of each die
+    (``MIDDLE`` of its width each side; ``scale`` working pixels per frame pixel), one row per
+    die: the colour of its body, whichever set read it (``SetReader.colour_distance``)."""
+    h, w = image_bgr.shape[:2]
+    colours = []
+    for die in dice:
+        x, y, r = (v / scale for v in (die.x, die.y, MIDDLE * die.size))
+        middle = image_bgr[max(0, int(y - r)):min(h, int(y + r) + 1),
+                           max(0, int(x - r)):min(w, int(x + r) + 1)].reshape(-1, 3)
+        colours.append(unit_colour(np.median(middle, axis=0).astype(np.float32)))
+    return np.array(colours, np.float32).reshape(-1, 3)
 
 
 def merged(dice: Sequence[Read], seen: Sequence[Read]) -> list[Read]:

@@ -13,7 +13,7 @@ from tests.vision.helpers import calibration_shots_of, wild_roll
 from vision.calibration import add_set, calibrate
 from vision.reader import DiceReader, explains
 from vision.render import DiceStyle, random_faces, render_empty, render_roll
-from vision.set_reader import FrameNetworks, SetReader, SetReading
+from vision.set_reader import FrameNetworks, SetReader, SetReading, middle_colours
 
 
 def test_rolls_of_either_set_read_with_the_households_profile() -> None:
@@ -70,7 +70,8 @@ def test_of_two_sets_that_explain_a_roll_equally_the_one_whose_colour_it_shows_w
     """3-D tuning sets 5001 (purple dice, green pips) and 5003 (red dice, black pips), 5001
     first in the household. In 5003's sixth photo, a lone 3, both sets' body paths find the die
     and read it surely, 5001's as a 1: their readings explain the frame equally, and the first
-    of equals would read a 1. The die shows 5003's body colour, and the household reads the 3."""
+    of equals would read a 1. The die shows 5003's body colour, and the household reads the 3.
+    5001, in play, does not read it alone: the die is not its colour."""
     first = wild_roll(tmp_path / "5001", 0, 5001, surface="felt", light="lamp",
                       resolution=(640, 480)).profile
     roll = wild_roll(tmp_path / "5003", 5, 5003, surface="neoprene", light="window",
@@ -83,7 +84,40 @@ def test_of_two_sets_that_explain_a_roll_equally_the_one_whose_colour_it_shows_w
     own = [reading.own for reading in readings if reading is not None]
     assert [[die.face for die in dice] for dice in own] == [["1"], ["3"]]
     assert explains(own[0]) == explains(own[1]) > 0
-    distances = [dice_set.colour_distance(roll.image, reading)
+    distances = [dice_set.colour_distance(middle_colours(roll.image, reading.own))
                  for dice_set, reading in zip(sets, readings, strict=True) if reading is not None]
     assert distances[1] < distances[0]
     assert household.read(roll.image).key == roll.truth == ("3",)
+
+
+def test_the_set_in_play_reads_a_roll_alone_where_its_reading_leaves_no_doubt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game is thrown with one set. The set that read the last roll reads the next one first,
+    and alone where it reads every die surely in its own colour; a roll of the other set is
+    read by both and puts that set in play; an empty tray leaves it in play. Every frame reads
+    as a fresh reader reads it."""
+    tan, pink = (DiceStyle.random(random.Random(seed), conditions="normal") for seed in (3, 10))
+    profile = add_set(calibrate(calibration_shots_of(tan, "normal")),
+                      calibration_shots_of(pink, "normal"))
+    household = DiceReader(profile)
+    names = {profile.sets()[0]: "tan", profile.sets()[1]: "pink"}
+    asked: list[str] = []
+    real = SetReader.read_own
+
+    def counted(self: SetReader, image: np.ndarray, networks: FrameNetworks
+                ) -> SetReading | None:
+        asked.append(names[self.profile])
+        return real(self, image, networks)
+
+    throws = random.Random(8)
+    for seed, style, readers in ((9101, pink, ["tan", "pink"]), (9102, None, ["pink", "tan"]),
+                                 (9103, pink, ["pink"]), (9104, tan, ["pink", "tan"]),
+                                 (9105, tan, ["tan"])):
+        faces = random_faces(throws, throws.randint(2, 5)) if style else []
+        image = render_roll(faces, seed, style=style).image if style else render_empty(seed)
+        with monkeypatch.context() as patch:
+            patch.setattr(SetReader, "read_own", counted)
+            asked.clear()
+            key = household.read(image).key
+        assert (key, asked) == (tuple(sorted(faces)), readers)
+        assert DiceReader(profile).read(image).key == key
