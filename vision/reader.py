@@ -76,15 +76,16 @@ class DiceReader:
         30 / 37 / 39 ms against 167 / 163 / 213 ms with every set reading every frame, 307
         rolls of 360 read right against 305; the photos shuffled (a new set every frame, which
         no table does): the same 302 rolls, median 140-168 ms against 151-182.
-        Otherwise every set of a household reads the frame and the set whose own
-        colours explain it best wins (and is in play, unless no set's own dice explain the
-        frame); of equals (a lone die that two sets
-        read surely), the set whose body colour the dice show (``SetReader.colour_distance``):
-        three households of eight 3-D tuning sets then read 301 of their 360 photos against
-        298 with the first of equals. A set whose body path found no die would read the frame
-        by the networks, none of those dice its own: it explains nothing, so that reading is
-        made only if the set wins, when no set's own dice explain the frame (in a household
-        of eight 3-D tuning sets, a fifth of each other set's time)."""
+
+        Otherwise every set of a household reads the frame and the set whose own colours
+        explain it best wins (and is in play, unless no set's own dice explain the frame); of
+        equals (a lone die that two sets read surely), the set whose body colour the dice show
+        (``SetReader.colour_distance``): three households of eight 3-D tuning sets then read
+        301 of their 360 photos against 298 with the first of equals. A set whose body path
+        found no die would read the frame by the networks, none of those dice its own: it
+        explains nothing, so that reading is made only if the set wins, when no set's own dice
+        explain the frame (in a household of eight 3-D tuning sets, a fifth of each other
+        set's time)."""
         networks = FrameNetworks(image_bgr)
         in_play = self._in_play
         first = self._sets[in_play].read_own(image_bgr, networks)
