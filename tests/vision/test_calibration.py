@@ -169,6 +169,25 @@ def test_glossy_dice_under_a_ceiling_light_learn_their_pips_and_their_width(
     assert red > blue + 80 and green > blue + 60  # yellow
 
 
+@pytest.mark.slow
+def test_a_symbol_whose_dice_the_body_masks_miss_is_learned_at_its_labels(
+        tmp_path: Path) -> None:
+    """3-D tuning set 5046: orange dice, blue pips, a green symbol, on a playmat under a
+    ceiling light. The green symbol splits its die's body mask, so no fuel die of the shots
+    was singled out, no symbol was learned and every fuel die of the rolls went unread. The
+    symbol is now taken at its labelled dice, and a roll of six with a fuel die reads whole."""
+    write_wild_dataset(tmp_path, 7, 5046, surface="playmat", light="ceiling",
+                       resolution=(640, 480))
+    lines = load_dataset(tmp_path)
+    profile = calibrate(calibration_shots(lines))
+    look = profile.look()
+    assert look is not None and len(look.fuel) == 2  # one from each shot
+    roll = [line for line in lines if line.split == "test"][6]
+    truth = tuple(sorted(d.face for d in roll.dice))
+    assert truth == ("1", "2", "3", "3", "4", "fuel")
+    assert DiceReader(profile).read(cv2.imread(str(roll.image))).key == truth
+
+
 def test_a_mark_of_the_table_seen_in_the_calibration_shots_is_not_read_as_a_die(
         tmp_path: Path) -> None:
     """3-D tuning set 5040, on a playmat under a ring light: the face networks read a planet
