@@ -121,3 +121,18 @@ def test_the_set_in_play_reads_a_roll_alone_where_its_reading_leaves_no_doubt(
             key = household.read(image).key
         assert (key, asked) == (tuple(sorted(faces)), readers)
         assert DiceReader(profile).read(image).key == key
+
+
+def test_a_set_read_by_the_networks_owns_only_the_dice_that_show_its_colour() -> None:
+    """A set calibration gave to the networks reads every die in a frame, any set's: only the
+    dice showing its body colour are its own (``OWN_COLOUR``), so in a household it does not
+    outbid a set whose own colours found the dice."""
+    pale, red = (DiceStyle.random(random.Random(seed), conditions="normal") for seed in (3, 5))
+    by_network = SetReader(replace(calibrate(calibration_shots_of(pale, "normal")),
+                                   network_reads=True))
+    faces = ["1", "2", "3", "4"]
+    for style, owned in ((pale, True), (red, False)):
+        image = render_roll(faces, 9007, style=style).image
+        reading = by_network.read_own(image, FrameNetworks(image))
+        assert reading is not None and len(reading.dice) == len(faces)
+        assert len(reading.own) == (len(faces) if owned else 0)
