@@ -45,6 +45,8 @@ class Learned:
     read_back: int = 0
     """Calibration dice this reads back right from the shots, less dice it sees that are not
     there (``_self_check``)."""
+    faces: tuple[str, ...] = ()
+    """The faces of the labelled dice it learned from (those it found in the shots)."""
 
 
 def _bgr(v: np.ndarray) -> tuple[float, float, float]:
@@ -338,4 +340,5 @@ def _with_geometry(look: Look, crops: list[tuple[str, np.ndarray]]) -> Learned:
     pip_radius = float(np.median(radii)) if radii else 0.09
     one_radius = float(np.median(ones)) if ones else pip_radius * 1.3
     return Learned(replace(look, pip_offset=pip_offset, pip_radius=pip_radius,
-                           one_radius=one_radius, fuel=tuple(fuel)))
+                           one_radius=one_radius, fuel=tuple(fuel)),
+                   faces=tuple(sorted({face for face, _ in crops})))

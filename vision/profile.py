@@ -272,6 +272,8 @@ def learn_profile(shots: Iterable[tuple[Image, Sequence[LabelledDie]]]) -> Profi
                          float(np.median([f.area for f in fuels])))
     learned = learn([(image, [(d.face, d.x, d.y) for d in dice]) for image, dice in shots],
                     guesses) if shots else None
+    # a face is seen where either path found its die in the shots
+    seen |= set(learned.faces if learned else ())
     base = Profile(_cluster_colours(bodies), _cluster_colours(pips), fuel, tuple(sorted(seen)))
     labelled = sum(len(dice) for _, dice in shots)
     if learned is None:

@@ -207,6 +207,16 @@ def test_a_fuel_set_whose_calibration_failed_is_read_by_the_networks(tmp_path: P
     assert DiceReader(replace(profile, network_reads=False)).read(image).key != ("3", "3")
 
 
+def test_the_faces_seen_are_those_either_path_found_in_the_shots(tmp_path: Path) -> None:
+    """3-D tuning set 5026: the pip-first learner finds the spots of the 1 and the 3 at their
+    labels only, the body path a die of every face; the profile (and `companion vision
+    calibrate`) said "faces seen 1, 3" of a set it reads right."""
+    write_wild_dataset(tmp_path, 0, 5026, surface="wood", light="ceiling",
+                       resolution=(1280, 720))
+    profile = calibrate(calibration_shots(load_dataset(tmp_path)))
+    assert profile.faces_seen == ("1", "2", "3", "4", "fuel")
+
+
 def test_a_mark_of_the_table_seen_in_the_calibration_shots_is_not_read_as_a_die(
         tmp_path: Path) -> None:
     """3-D tuning set 5040, on a playmat under a ring light: the face networks read a planet
