@@ -217,7 +217,7 @@ class SetReader:
         set's in a household; all of them for a set without a calibrated body colour."""
         if self._body is None or not seen:
             return seen
-        far = np.linalg.norm(middle_colours(image_bgr, seen) - self._body, axis=1)
+        far = self._from_body(middle_colours(image_bgr, seen))
         return [d for d, f in zip(seen, far, strict=True) if f < OWN_COLOUR]
 
     def colour_distance(self, middles: np.ndarray) -> float:
@@ -228,7 +228,14 @@ class SetReader:
         the set in play (``reader.DiceReader.read``)."""
         if self._body is None or not len(middles):
             return float("inf")
-        return float(np.median(np.linalg.norm(middles - self._body, axis=1)))
+        return float(np.median(self._from_body(middles)))
+
+    def _from_body(self, middles: np.ndarray) -> np.ndarray:
+        """Each die's distance from the set's calibrated body colour, by the chromaticities of
+        its middle (``middle_colours``); for a set with a calibrated body."""
+        assert self._body is not None
+        distances: np.ndarray = np.linalg.norm(middles - self._body, axis=1)
+        return distances
 
     def _by_network(self, networks: FrameNetworks, die_px: float | None = None,
                     read: Sequence[BodyRead] = ()) -> Sequence[Read]:
