@@ -17,8 +17,9 @@ from vision.bodies import WEAK_PEAK, on_die
 from vision.body_mask import CHROMA_TOL
 from vision.confidence import SURE
 from vision.profile import Profile
-from vision.set_reader import FrameNetworks, Read, SetReader, middle_colours
+from vision.set_reader import FrameNetworks, Read, SetReader, middle_colours, shipped_networks
 from vision.threads import one_thread
+from vision.top_face import recentred
 
 ALIKE = CHROMA_TOL
 """How much further from the set in play's body colour than from another set's (in
@@ -90,7 +91,7 @@ class DiceReader:
         in_play = self._in_play
         first = self._sets[in_play].read_own(image_bgr, networks)
         if first is not None:
-            reading = self._reading(first.dice, first.scale)
+            reading = self._reading(image_bgr, first.dice, first.scale)
             if len(self._sets) == 1 or self._beyond_doubt(image_bgr, networks, reading):
                 return reading
         readings = [first if j == in_play else dice_set.read_own(image_bgr, networks)
@@ -107,7 +108,7 @@ class DiceReader:
         best = readings[k]
         if best is None:
             best = self._sets[k].read_without_own(image_bgr, networks)
-        return self._reading(best.dice, best.scale)
+        return self._reading(image_bgr, best.dice, best.scale)
 
     def _beyond_doubt(self, image_bgr: np.ndarray, networks: FrameNetworks, reading: Reading
                       ) -> bool:
@@ -131,8 +132,10 @@ class DiceReader:
         mine = distances.pop(self._in_play)
         return mine < float("inf") and mine <= min(distances, default=mine) + ALIKE
 
-    def _reading(self, reads: Sequence[Read], scale: float) -> Reading:
-        """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom."""
+    def _reading(self, image_bgr: np.ndarray, reads: Sequence[Read], scale: float) -> Reading:
+        """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom,
+        the doubtful ones read again at their top face's centre (``top_face.recentred``)."""
+        reads = recentred(image_bgr, reads, scale, shipped_networks())
         dice = tuple(
             Detection(r.face, r.x / scale, r.y / scale, r.size / scale, round(r.confidence, 3),
                       r.face is None or r.confidence < SURE)
