@@ -90,10 +90,10 @@ class DiceReader:
         networks = FrameNetworks(image_bgr)
         in_play = self._in_play
         first = self._sets[in_play].read_own(image_bgr, networks)
-        if first is not None:
-            reading = self._reading(image_bgr, first.dice, first.scale)
-            if len(self._sets) == 1 or self._beyond_doubt(image_bgr, networks, reading):
-                return reading
+        reading = None if first is None else self._reading(image_bgr, first.dice, first.scale)
+        if reading is not None and (
+                len(self._sets) == 1 or self._beyond_doubt(image_bgr, networks, reading)):
+            return reading
         readings = [first if j == in_play else dice_set.read_own(image_bgr, networks)
                     for j, dice_set in enumerate(self._sets)]
         scores = [0.0 if reading is None else explains(reading.own) for reading in readings]
@@ -106,6 +106,8 @@ class DiceReader:
         if scores[k] > 0:  # an empty tray between rolls leaves the set in play
             self._in_play = k
         best = readings[k]
+        if best is first and reading is not None:  # its doubtful dice are read again already
+            return reading
         if best is None:
             best = self._sets[k].read_without_own(image_bgr, networks)
         return self._reading(image_bgr, best.dice, best.scale)
