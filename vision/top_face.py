@@ -62,10 +62,10 @@ def recentred(image: np.ndarray, reads: Sequence[Read], scale: float, nets: Netw
         width = read.size / scale
         centre = surest_centre(image, search_grid(read.x / scale, read.y / scale, width),
                                nets.finder)
-        seen = read_candidates(image, [centre], width, nets)
+        seen = read_candidates(image, [centre], width, nets)  # one place: at most one die
         if not seen:
             continue
-        top = max(seen, key=lambda s: s.confidence)
+        top = seen[0]
         if top.confidence >= TAKE_FROM and top.face != read.face:
             out[-1] = dataclasses.replace(top, x=top.x * scale, y=top.y * scale,
                                           size=top.size * scale)
