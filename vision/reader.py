@@ -19,7 +19,7 @@ from vision.confidence import SURE
 from vision.profile import Profile
 from vision.set_reader import FrameNetworks, Read, SetReader, middle_colours, shipped_networks
 from vision.threads import one_thread
-from vision.top_face import recentred
+from vision.top_face import at_top_faces
 
 ALIKE = CHROMA_TOL
 """How much further from the set in play's body colour than from another set's (in
@@ -136,8 +136,8 @@ class DiceReader:
 
     def _reading(self, image_bgr: np.ndarray, reads: Sequence[Read], scale: float) -> Reading:
         """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom,
-        the doubtful ones read again at their top face's centre (``top_face.recentred``)."""
-        reads = recentred(image_bgr, reads, scale, shipped_networks())
+        the doubtful ones read again at their top face's centre (``top_face.at_top_faces``)."""
+        reads = at_top_faces(image_bgr, reads, scale, shipped_networks())
         dice = tuple(
             Detection(r.face, r.x / scale, r.y / scale, r.size / scale, round(r.confidence, 3),
                       r.face is None or r.confidence < SURE)

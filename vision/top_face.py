@@ -49,8 +49,8 @@ def search_grid(x: float, y: float, width: float) -> list[Candidate]:
     return [Candidate(x + dx, y + dy, width) for dx in offsets for dy in offsets]
 
 
-def recentred(image: np.ndarray, reads: Sequence[Read], scale: float, nets: Networks
-              ) -> list[Read]:
+def at_top_faces(image: np.ndarray, reads: Sequence[Read], scale: float, nets: Networks
+                 ) -> list[Read]:
     """The reads (``scale`` working pixels per frame pixel), each one read below
     ``SEARCH_BELOW`` replaced by the networks' reading at the top face's centre where that is
     another face read at ``TAKE_FROM`` or surer."""

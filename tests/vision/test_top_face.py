@@ -15,7 +15,7 @@ from vision.reader import DiceReader
 from vision.render import render_roll
 from vision.render_wild import write_wild_dataset
 from vision.set_reader import shipped_networks
-from vision.top_face import SEARCH_BELOW, recentred, search_grid
+from vision.top_face import SEARCH_BELOW, at_top_faces, search_grid
 
 
 def test_the_grid_is_centred_on_the_die_and_reaches_as_far_each_way() -> None:
@@ -35,7 +35,7 @@ def test_a_doubtful_die_read_off_its_centre_is_read_again_at_it(scale: float) ->
     scene = render_roll(["4", "1"], seed=11)
     four = next(d for d in scene.dice if d.face == "4")
     off = BodyRead("5", 0.5, (four.x + four.size / 6) * scale, four.y * scale, four.size * scale)
-    [read] = recentred(scene.image, [off], scale, shipped_networks())
+    [read] = at_top_faces(scene.image, [off], scale, shipped_networks())
     assert read.face == "4" and read.confidence >= top_face.TAKE_FROM
     assert abs(read.x / scale - four.x) < 0.1 * four.size
     assert abs(read.y / scale - four.y) < 0.1 * four.size
@@ -47,7 +47,7 @@ def test_a_sure_die_and_a_die_the_networks_agree_with_are_left_as_they_are() -> 
     four = next(d for d in scene.dice if d.face == "4")
     sure = BodyRead("5", SEARCH_BELOW, four.x, four.y, four.size)
     agreed = BodyRead("4", 0.3, four.x + four.size / 6, four.y, four.size)
-    assert recentred(scene.image, [sure, agreed], 1.0, shipped_networks()) == [sure, agreed]
+    assert at_top_faces(scene.image, [sure, agreed], 1.0, shipped_networks()) == [sure, agreed]
 
 
 @pytest.mark.slow
