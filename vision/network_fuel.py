@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.bodies import Placed, missed_dice, on_die, surest_read
+from vision.bodies import MISSED_PEAK, Placed, missed_dice, on_die, surest_read
 from vision.body_face import BodyRead, Look, Templates
 from vision.confidence import SURE
-from vision.diemap import FrameMap
+from vision.diemap import FrameMap, Peak
 from vision.uncalibrated import Seen
 
 FUEL = "fuel"
@@ -38,26 +38,37 @@ def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Temp
     body path read surely with the same templates, which are not read again: on the 48 3-D
     tuning sets the same 601 rolls of 720, and the frames over 30 ms 1.8 ms faster on average
     (bench/results/2026-12-04-two-views.md)."""
-    out = fuel_faces(frame.image, seen, look, templates, read)
+    width = float(np.median([s.size for s in seen])) if seen else look.die_px(frame.image.shape)
+    out = fuel_faces(frame.image, seen, look, templates, read,
+                     frame.peaks(MISSED_PEAK, width, 1.0))
     turned_down = missed_dice(frame, out, look, templates, read=read).dice
     return out + [r for r in turned_down if r.face == FUEL and r.confidence >= FUEL_SURE]
 
 
 def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
-               read: Sequence[Placed] = ()) -> list[Seen | BodyRead]:
+               read: Sequence[Placed] = (), peaks: Sequence[Peak] = ()) -> list[Seen | BodyRead]:
     """The network's dice, each read as a 1 or unsure (below ``confidence.SURE``, whatever its
     face: the table would ask about it) read again with the set's templates, except those on
     a die of ``read`` (as ``with_fuel``): a sure fuel reading replaces the network's."""
-    return [_fuel_or(s, image, look, templates)
+    return [_fuel_or(s, image, look, templates, peaks)
             if (s.face == "1" or s.confidence < SURE)
             and not any(on_die(s, die, 0.0) for die in read) else s for s in seen]
 
 
-def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates) -> Seen | BodyRead:
-    """The die read as fuel if the set's templates are sure of it, else as the network read it."""
-    read = surest_read(image, (die.x, die.y), die.size, look, templates)
-    if read is not None and read.face == FUEL and read.confidence >= FUEL_SURE:
-        return read
+def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates,
+             peaks: Sequence[Peak]) -> Seen | BodyRead:
+    """The die read as fuel if the set's templates are sure of it, at its centre or at a die-map
+    peak on it (at the peak's width), else as the network read it. The finder can find a die
+    a step aside of its peak (``uncalibrated.ASIDE``), off the symbol's centre and wider than
+    the die: a fuel die of
+    ``tests/vision/test_network_fuel.py`` was read there as a 1 at 0.59, 1.4 times its width,
+    and at its peak as a sure fuel symbol."""
+    places = [(die.x, die.y, die.size)] + [(p.x, p.y, p.width) for p in peaks
+                                           if on_die(p, die, 0.0)]
+    for x, y, width in places:
+        read = surest_read(image, (x, y), width, look, templates)
+        if read is not None and read.face == FUEL and read.confidence >= FUEL_SURE:
+            return read
     return die
 
 

@@ -11,7 +11,7 @@ working at a finer resolution.
 
 Crops are sized from the frame's die width (the median of the map's surest widths), and from
 each candidate's own width where the frame's width is wrong for it; a candidate turned down at
-every width gets one more look a step beyond them.
+every width gets one more look a step beyond them, and then beside it.
 """
 
 from __future__ import annotations
@@ -74,6 +74,13 @@ cut the estimate had then), and a busy mat's printed discs make it two to three 
 On 15 rendered standard dice sets per condition read uncalibrated, this found 0.85 -> 0.91
 (hard) and 0.94 -> 0.96 (normal) of the dice; a second step found a little more there but put
 a false die 2.4 dice wide on a dice-real photo."""
+
+ASIDE = 0.25
+"""How far beside a turned-down candidate, in widths of its surest crop, the finder looks once
+more, in the eight directions (``_one_step_aside``). The map's peak on a tilted die can sit on
+its side face, where no crop shows the top face whole: on the 48 3-D tuning sets these looks
+read 634 rolls of 720 against 631; 0.35 aside read 631.
+"""
 
 VIEW_WIDTHS = (0.85, 1.0, 1.15)
 """Crop widths, over a die's chosen width, at which its face is read (``FINDER_VIEWS`` views at
@@ -178,13 +185,14 @@ def surest_centre(image: Image, places: list[Candidate], finder: FaceNet) -> Can
 
 def read_candidates(image: Image, found: list[Candidate], die_px: float,
                     nets: Networks) -> list[Seen]:
-    """The dice among the candidates: each looked at with every crop width (and one step
-    beyond them where that may help), kept at the width the finder network is surest of a
-    die, one per die, then read."""
+    """The dice among the candidates: each looked at with every crop width (and, where that
+    finds no die, one step beyond them and then a step aside), kept at the place and width the
+    finder network is surest of a die, one per die, then read."""
     looks = [(c.x, c.y, width) for c in found for width in crop_widths(c, die_px)]
     surest: dict[tuple[float, float], Looked] = {}
     _look(image, looks, nets.finder, surest)
     _look(image, _one_step_beyond(surest), nets.finder, surest)
+    _look(image, _one_step_aside(surest), nets.finder, surest)
     places = [(1.0 - p.no_die, x, y, p.width) for (x, y), p in surest.items()
               if p.no_die < DIE_BELOW]
     kept: list[tuple[float, float, float, float]] = []
@@ -231,6 +239,20 @@ def _one_step_beyond(surest: dict[tuple[float, float], Looked]) -> list[tuple[fl
         out.append((x, y, p.widest * BEYOND_STEP))
         if p.narrowest / BEYOND_STEP >= MIN_OWN_WIDTH:
             out.append((x, y, p.narrowest / BEYOND_STEP))
+    return out
+
+
+def _one_step_aside(surest: dict[tuple[float, float], Looked]) -> list[tuple[float, float, float]]:
+    """A look ``ASIDE`` beside each candidate the finder turned down at every width (and a step
+    beyond them), in the eight directions, at its surest width; a place that holds the die is
+    kept like any candidate, and of two on one die the surer wins (``MIN_GAP``)."""
+    out: list[tuple[float, float, float]] = []
+    for (x, y), p in surest.items():
+        if p.no_die < DIE_BELOW:
+            continue
+        step = ASIDE * p.width
+        out.extend((x + i * step, y + j * step, p.width)
+                   for i in (-1, 0, 1) for j in (-1, 0, 1) if i or j)
     return out
 
 

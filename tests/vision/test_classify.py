@@ -10,11 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from vision import uncalibrated
 from vision.classify import CLASSES, CLOSE_PX, CROP_PX, FaceNet, crops, normalise, turns
 from vision.detect import estimate_die_px
 from vision.reader import DiceReader
 from vision.render import STANDARD_FACES, DiceStyle, render_empty, render_roll
 from vision.uncalibrated import (
+    ASIDE,
     BEYOND_STEP,
     CLOSER_LOOK_BELOW,
     CLOSER_VIEWS,
@@ -24,6 +26,7 @@ from vision.uncalibrated import (
     Candidate,
     Looked,
     Networks,
+    _one_step_aside,
     _one_step_beyond,
     candidates,
     crop_widths,
@@ -190,6 +193,37 @@ def test_a_turned_down_candidate_is_looked_at_beyond_both_ends() -> None:
               (5.0, 5.0): Looked(0.1, 40.0, 20.0, 40.0)}
     assert _one_step_beyond(looked) == [(10.0, 20.0, 50.0 * BEYOND_STEP),
                                         (10.0, 20.0, 25.0 / BEYOND_STEP)]
+
+
+def test_a_turned_down_candidate_is_looked_at_aside_in_eight_directions_at_its_surest_width(
+        ) -> None:
+    looked = {(100.0, 50.0): Looked(0.8, 40.0, 20.0, 56.0),
+              (5.0, 5.0): Looked(0.1, 40.0, 20.0, 40.0)}
+    aside = _one_step_aside(looked)
+    step = ASIDE * 40.0
+    assert sorted(aside) == sorted((100.0 + i * step, 50.0 + j * step, 40.0)
+                                   for i in (-1, 0, 1) for j in (-1, 0, 1) if (i, j) != (0, 0))
+
+
+def test_dice_whose_candidate_lies_on_their_edge_are_found_a_step_aside(
+        nets: Networks, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A candidate 0.4 of a width beside each die of six rolls (a map peak on a side face):
+    the finder turns every one down where it is; looked at a step aside, about half the dice
+    are found and read (9 of 18 on OpenCV 5.1, 10 on 4.6), placed within a fifth of a width of
+    their centre."""
+    def found(aside: float) -> int:
+        monkeypatch.setattr(uncalibrated, "ASIDE", aside)
+        right = 0
+        for seed in range(6):
+            scene = render_roll(["4", "2", "5"], seed=seed)
+            for d in scene.dice:
+                seen = read_candidates(scene.image, [Candidate(d.x + 0.4 * d.size, d.y, d.size)],
+                                       d.size, nets)
+                right += any(s.face == d.face and abs(s.x - d.x) < 0.2 * d.size for s in seen)
+        return right
+
+    assert found(0.0) == 0
+    assert found(ASIDE) >= 8
 
 
 def test_a_lone_one_sized_too_small_is_found_beyond_its_widest_crop(nets: Networks) -> None:

@@ -47,8 +47,10 @@ def test_the_fuel_search_leaves_the_dice_the_body_path_read_surely_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The network's fuel search reads with the set's templates only the dice the body path
     has not already read surely with them. Of this roll's two fuel dice the network reads one
-    (as a 1) and turns the other down; the body path reads both surely, and neither is read
-    again, where without the body path's dice the search finds both."""
+    as a 1, and finds the other only a step aside its die-map peak (``uncalibrated.ASIDE``),
+    as a 1 at 1.4 times its width, where the templates do not read it: read again at the peak,
+    it is fuel. The body path reads both surely, and neither is read again, where without the
+    body path's dice the search finds both."""
     style = DiceStyle.random(random.Random(3), conditions="normal")
     look = calibrated_reader(style, "normal").profile.look()
     assert look is not None
