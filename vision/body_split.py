@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.detect import components
+from vision.detect import blob_maxima, components
 
 SINGLE_BLOB = (0.7, 1.5)
 """Area, in squared inscribed widths, of a blob taken for one die: a filled square has 1, two
@@ -116,16 +116,15 @@ def seen_die_width(bodies: np.ndarray, die: float) -> float | None:
     Blobs touching the frame edge are cut and say nothing. The median over the biggest of the
     rest.
     """
-    n, labels, stats, _ = components(bodies)
-    dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 5)
-    peaks = np.zeros(n, np.float32)
-    np.maximum.at(peaks, np.asarray(labels, np.int64).ravel(), dist.ravel())
+    _, labels, stats, _ = components(bodies)
     h, w = bodies.shape
-    x, y, bw, bh, area = (stats[1:, k].astype(np.float32) for k in range(5))
-    widths = 2.0 * peaks[1:]
+    x, y, bw, bh, area = (stats[:, k].astype(np.float32) for k in range(5))
+    whole = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area >= 0.15 * die * die)
+    whole[0] = False  # the background
+    dist = cv2.distanceTransform(bodies, cv2.DIST_L2, 5)
+    widths = 2.0 * blob_maxima(labels, stats, dist, whole)
     square = area / np.maximum(widths * widths, 1.0)
-    one_die = ((x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (widths >= 2.0)
-               & (area >= 0.15 * die * die)
+    one_die = (whole & (widths >= 2.0)
                & (square >= SINGLE_BLOB[0]) & (square <= SINGLE_BLOB[1]))
     if not one_die.any():
         return None

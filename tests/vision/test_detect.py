@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.detect import components, estimate_die_px, find_spots, prepare, to_lab
+from vision.detect import blob_maxima, components, estimate_die_px, find_spots, prepare, to_lab
 from vision.reader import DiceReader
 from vision.render import CONDITIONS, DiceStyle, random_faces, render_empty, render_roll
 
@@ -65,6 +65,25 @@ def test_block_based_labelling_matches_the_default(seed: int, fill: float, blur:
     assert fast[0] == default[0]
     for ours, theirs in zip(fast[1:], default[1:], strict=True):
         assert np.array_equal(ours, theirs)
+
+
+@given(seed=st.integers(0, 10_000), fill=st.floats(0.05, 0.6), blur=st.sampled_from([1, 3, 7]))
+@settings(max_examples=40, deadline=None)
+def test_each_blobs_maximum_is_found_in_its_box(seed: int, fill: float, blur: int) -> None:
+    """``blob_maxima`` looks in each blob's bounding box, not over the whole mask: on the
+    blobs asked about it must give what ``np.maximum.at`` over every pixel gives (a box holds
+    parts of other blobs, which must not count), and 0 on the others."""
+    rng = np.random.default_rng(seed)
+    mask = (cv2.blur(rng.uniform(0, 1, (97, 131)).astype(np.float32), (blur, blur))
+            < fill).astype(np.uint8)
+    n, labels, stats, _ = components(mask)
+    values = rng.uniform(0, 5, mask.shape).astype(np.float32)
+    which = rng.random(n) < 0.7
+    everywhere = np.zeros(n, np.float32)
+    np.maximum.at(everywhere, labels.ravel(), values.ravel())
+    found = blob_maxima(labels, stats, values, which)
+    assert np.array_equal(found[which], everywhere[which])
+    assert not found[~which].any()
 
 
 def test_spots_of_both_polarities() -> None:
