@@ -269,7 +269,7 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     (``diemap.tone_lift``). ``read``: dice another reader already read surely with these
     templates; peaks on them are not read again."""
     image = frame.image
-    die = float(np.median([r.size for r in found])) if found else look.die_px(image.shape)
+    die = dice_width(found, look, image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
     peaks = sorted(frame.peaks(MISSED_PEAK, die, lift), key=lambda p: -p.score)
@@ -286,6 +286,12 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
         elif not weak:
             unread.append(peak)
     return Missed(extra, unread)
+
+
+def dice_width(dice: Sequence[Placed], look: Look, shape: tuple[int, ...]) -> float:
+    """The frame's die width: the median of ``dice``, the calibrated width where there are
+    none (a frame of ``shape``)."""
+    return float(np.median([d.size for d in dice])) if dice else look.die_px(shape)
 
 
 def on_die(peak: Peak | Placed, die: Placed, width: float) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.bodies import MISSED_PEAK, Placed, missed_dice, on_die, surest_read
+from vision.bodies import MISSED_PEAK, Placed, dice_width, missed_dice, on_die, surest_read
 from vision.body_face import BodyRead, Look, Templates
 from vision.confidence import SURE
 from vision.diemap import FrameMap, Peak
@@ -38,9 +38,8 @@ def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Temp
     body path read surely with the same templates, which are not read again: on the 48 3-D
     tuning sets the same 601 rolls of 720, and the frames over 30 ms 1.8 ms faster on average
     (bench/results/2026-12-04-two-views.md)."""
-    width = float(np.median([s.size for s in seen])) if seen else look.die_px(frame.image.shape)
-    out = fuel_faces(frame.image, seen, look, templates, read,
-                     frame.peaks(MISSED_PEAK, width, 1.0))
+    peaks = frame.peaks(MISSED_PEAK, dice_width(seen, look, frame.image.shape))
+    out = fuel_faces(frame.image, seen, look, templates, read, peaks)
     turned_down = missed_dice(frame, out, look, templates, read=read).dice
     return out + [r for r in turned_down if r.face == FUEL and r.confidence >= FUEL_SURE]
 
@@ -60,9 +59,8 @@ def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates,
     """The die read as fuel if the set's templates are sure of it, at its centre or at a die-map
     peak on it (at the peak's width), else as the network read it. The finder can find a die
     a step aside of its peak (``uncalibrated.ASIDE``), off the symbol's centre and wider than
-    the die: a fuel die of
-    ``tests/vision/test_network_fuel.py`` was read there as a 1 at 0.59, 1.4 times its width,
-    and at its peak as a sure fuel symbol."""
+    the die: a fuel die of ``tests/vision/test_network_fuel.py`` was read there as a 1 at 0.59,
+    1.4 times its width, and at its peak as a sure fuel symbol."""
     places = [(die.x, die.y, die.size)] + [(p.x, p.y, p.width) for p in peaks
                                            if on_die(p, die, 0.0)]
     for x, y, width in places:

@@ -48,11 +48,10 @@ and 631."""
 
 STEPS = 3
 """Grid points each side of the centre: a 7 x 7 grid, 0.1 of a width apart, cut to a disc
-(``search_grid``). 5 x 5 points 0.15
-apart read 632 (at ``TAKE_FROM`` 0.8; 0.2 apart, 631): the finder's surest point moves in
-tenths. Earlier, reaching 0.2: a 3 x 3 grid 0.2 apart, or 0.1 apart, or a coarse 3 x 3 and then
-a fine one around its best, read 616-621 (chosen offline with every crop width at each point:
-629)."""
+(``search_grid``). 5 x 5 points 0.15 apart read 632 (at ``TAKE_FROM`` 0.8; 0.2 apart, 631): the
+finder's surest point moves in tenths. Earlier, reaching 0.2: a 3 x 3 grid 0.2 apart, or 0.1
+apart, or a coarse 3 x 3 and then a fine one around its best, read 616-621 (chosen offline with
+every crop width at each point: 629)."""
 
 
 def search_grid(x: float, y: float, width: float) -> list[Candidate]:
