@@ -33,6 +33,7 @@ from vision.diemap import FrameMap, Peak, tone_lift
 from vision.faces import FaceRead, best_reads
 from vision.network_fuel import FUEL, FUEL_SURE, fuel_faces, fuel_known, with_fuel
 from vision.profile import Profile, body_match
+from vision.top_face import dice_at_peaks
 from vision.uncalibrated import (
     PEAK_ABOVE,
     Candidate,
@@ -258,14 +259,18 @@ class SetReader:
         0.45, on twenty flat rendered sets in hard light 0.946 against 0.942. Adding every die
         the networks read in the whole frame read 0.58 and 0.944 at three to five times the
         cost; without the width bar, printed discs of busy mats passed as dice (0.936). A
-        frame whose peaks the body path explained costs nothing more. ``bodies`` holds at
-        least one die (a frame where the body path found none is the networks' alone), ``die``
-        their median width."""
+        frame whose peaks the body path explained costs nothing more. A peak the networks find
+        no die at is looked for again around it (``top_face.dice_at_peaks``): the 48 tuning
+        sets read 642 rolls of 720 against 639 (OpenCV 4.6: 632 against 630), none worse, the
+        median frame alike. ``bodies`` holds at least one die (a frame where the body path
+        found none is the networks' alone), ``die`` their median width."""
         if self._nets is None or not unread:
             return []
         places = [Candidate(p.x, p.y, p.width) for p in unread]
         read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
                                self._nets)
+        read += [d for d in dice_at_peaks(image_bgr, unread, read, die, self._nets)
+                 if not any(one_die(d, r) for r in read)]
         beside = [d for d in self._off_marks(read, image_bgr.shape)
                   if as_wide_as_the_set(d, die) and not any(one_die(d, b) for b in bodies)]
         if self._fuel_look is None or self._templates is None:
