@@ -267,9 +267,9 @@ class SetReader:
         if self._nets is None or not unread:
             return []
         places = [Candidate(p.x, p.y, p.width) for p in unread]
-        read = read_candidates(image_bgr, places, float(np.median([p.width for p in unread])),
-                               self._nets)
-        read += [d for d in dice_at_peaks(image_bgr, unread, read, die, self._nets)
+        crop_px = float(np.median([p.width for p in unread]))
+        read = read_candidates(image_bgr, places, crop_px, self._nets)
+        read += [d for d in dice_at_peaks(image_bgr, unread, read, die, crop_px, self._nets)
                  if not any(one_die(d, r) for r in read)]
         beside = [d for d in self._off_marks(read, image_bgr.shape)
                   if as_wide_as_the_set(d, die) and not any(one_die(d, b) for b in bodies)]

@@ -94,16 +94,17 @@ def at_top_faces(image: np.ndarray, reads: Sequence[Read], scale: float, nets: N
 
 
 def dice_at_peaks(image: np.ndarray, peaks: Sequence[Peak], read: Sequence[Seen], die: float,
-                  nets: Networks) -> list[Seen]:
+                  crop_px: float, nets: Networks) -> list[Seen]:
     """The dice the networks find at the die map's ``peaks`` where none of the dice they
     ``read`` there lies (within ``bodies.OVERLAP`` of ``die``, the frame's die width), each
     looked for at the point of the grid around its peak where the finder is surest
-    (``search_grid``). The finder takes a die only with its top face centred in the crop to
-    about a tenth of a width, and a tilted die's peak can lie further off, beyond the step
-    aside: on 3-D tuning set 5035 (photo 9) two 2s whose peaks scored 0.85 and 0.66 lay 0.14 of
-    a width from their top faces, where the finder gave "no die" 0.74-0.80, and 0.07 at the top
-    face. A peak near a stronger one lies on its die and is searched with it (searched on its
-    own, a 4's two peaks became two 4s)."""
+    (``search_grid``) and read with the crop widths of ``crop_px`` (``read_candidates``). The
+    finder takes a die only with its top face centred in the crop to about a tenth of a width,
+    and a tilted die's peak can lie further off, beyond the step aside: on 3-D tuning set 5035
+    (photo 9) two 2s whose peaks scored 0.85 and 0.66 lay 0.14 of a width from their top faces,
+    where the finder gave "no die" 0.74-0.80, and 0.07 at the top face. A peak near a stronger
+    one lies on its die and is searched with it (searched on its own, a 4's two peaks became two
+    4s)."""
     taken = [(d.x, d.y) for d in read]
     left: list[Peak] = []
     for peak in sorted(peaks, key=lambda p: -p.score):
@@ -113,4 +114,4 @@ def dice_at_peaks(image: np.ndarray, peaks: Sequence[Peak], read: Sequence[Seen]
     if not left:
         return []
     centres = [surest_centre(image, search_grid(p.x, p.y, p.width), nets.finder) for p in left]
-    return read_candidates(image, centres, float(np.median([p.width for p in peaks])), nets)
+    return read_candidates(image, centres, crop_px, nets)

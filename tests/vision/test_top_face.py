@@ -68,12 +68,14 @@ def test_a_peak_off_its_die_s_top_face_finds_the_die_there() -> None:
     nets = shipped_networks()
     off = Peak(four.x + four.size / 6, four.y, four.size, 0.8)
     beside = Peak(four.x - four.size / 4, four.y, four.size, 0.5)
-    [found] = dice_at_peaks(scene.image, [beside, off], [], four.size, nets)
+    [found] = dice_at_peaks(scene.image, [beside, off], [], four.size, four.size, nets)
     assert found.face == "4"
     assert np.hypot(found.x - four.x, found.y - four.y) < 0.1 * four.size
-    assert dice_at_peaks(scene.image, [off], [found], four.size, nets) == []
-    assert [d.face for d in dice_at_peaks(scene.image, [off, Peak(one.x, one.y, one.size, 0.9)],
-                                          [found], four.size, nets)] == ["1"]
+    assert dice_at_peaks(scene.image, [off], [found], four.size, four.size, nets) == []
+    two = [off, Peak(one.x, one.y, one.size, 0.9)]
+    crop_px = (four.size + one.size) / 2  # the peaks' median width, as ``_beside`` gives it
+    assert [d.face for d in dice_at_peaks(scene.image, two, [found], four.size, crop_px, nets)
+            ] == ["1"]
 
 
 @pytest.mark.slow
