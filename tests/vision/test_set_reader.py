@@ -133,6 +133,20 @@ def test_a_dark_die_the_mask_missed_is_found_on_the_lifted_map(tmp_path: Path) -
     assert DiceReader(roll.profile, max_dice=64).read(roll.image).key == roll.truth
 
 
+def test_a_dark_set_s_networks_read_the_peaks_of_its_lifted_map(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dark green dice on laminate under a lamp (3-D tuning set 5017, photo 8): the networks
+    given the die map's peaks in the frame's own tones misread a die; given the peaks of the
+    map lifted to the set's mid tones (which the body path searched), they read the roll whole.
+    The same in both environments."""
+    roll = wild_roll(tmp_path, 8, 5017, surface="laminate", light="lamp", resolution=(640, 480))
+    assert DiceReader(roll.profile, max_dice=64).read(roll.image).key == roll.truth
+    own_tones = set_reader.FrameNetworks.dice
+    monkeypatch.setattr(set_reader.FrameNetworks, "dice",
+                        lambda self, die_px=None, lift=1.0: own_tones(self, die_px))
+    assert DiceReader(roll.profile, max_dice=64).read(roll.image).key != roll.truth
+
+
 def test_far_dice_under_a_tilted_camera_are_kept_though_narrower(tmp_path: Path) -> None:
     """3-D tuning set 5013, photo 6 (green dice on felt under a lamp, 18-25 degrees of tilt):
     the body path misses two far 4s, which the networks read at under 0.7 of the set's width
