@@ -31,7 +31,7 @@ from vision.confidence import SURE
 from vision.detect import PIP_ROUNDNESS, Frame, die_size_candidates, group_spots, prepare
 from vision.diemap import FrameMap, Peak, tone_lift
 from vision.faces import FaceRead, best_reads
-from vision.network_fuel import FUEL, FUEL_SURE, fuel_faces, fuel_known, with_fuel
+from vision.network_fuel import FUEL, FUEL_SURE, fuel_at_peaks, fuel_faces, fuel_known, with_fuel
 from vision.profile import Profile, body_match
 from vision.top_face import dice_at_peaks
 from vision.uncalibrated import (
@@ -266,8 +266,10 @@ class SetReader:
         frame whose peaks the body path explained costs nothing more. A peak the networks find
         no die at is looked for again around it (``top_face.dice_at_peaks``): the 48 tuning
         sets read 642 rolls of 720 against 639 (OpenCV 4.6: 632 against 630), none worse, the
-        median frame alike. ``bodies`` holds at least one die (a frame where the body path
-        found none is the networks' alone), ``die`` their median width."""
+        median frame alike. Fuel dice, which the networks do not know, are read at the peaks
+        no die lies on by the set's templates (``network_fuel.fuel_at_peaks``). ``bodies``
+        holds at least one die (a frame where the body path found none is the networks'
+        alone), ``die`` their median width."""
         if self._nets is None or not unread:
             return []
         places = [Candidate(p.x, p.y, p.width) for p in unread]
@@ -279,7 +281,9 @@ class SetReader:
                   if as_wide_as_the_set(d, die) and not any(one_die(d, b) for b in bodies)]
         if self._fuel_look is None or self._templates is None:
             return beside
-        return fuel_faces(image_bgr, beside, self._fuel_look, self._templates)
+        return [*fuel_faces(image_bgr, beside, self._fuel_look, self._templates),
+                *fuel_at_peaks(image_bgr, unread, [*bodies, *read], die, self._fuel_look,
+                               self._templates)]
 
     def _off_marks(self, seen: list[Seen], shape: tuple[int, ...]) -> list[Seen]:
         """The networks' dice but those on a mark of the table (``Profile.table_marks``, as

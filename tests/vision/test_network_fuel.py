@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
-from tests.vision.helpers import calibrated_reader
-from vision import bodies, network_fuel
+from tests.vision.helpers import calibrated_reader, wild_roll
+from vision import bodies, network_fuel, set_reader
 from vision.bodies import on_die, read_bodies
-from vision.body_face import pip_templates
+from vision.body_face import BodyRead, pip_templates
 from vision.confidence import SURE
 from vision.diemap import Peak
-from vision.network_fuel import with_fuel
+from vision.network_fuel import fuel_at_peaks, with_fuel
 from vision.reader import DiceReader
 from vision.render import DiceStyle, render_roll
 from vision.set_reader import FrameNetworks
@@ -77,3 +79,43 @@ def test_the_fuel_search_leaves_the_dice_the_body_path_read_surely_alone(
     beside = with_fuel(frame.map, frame.dice(), look, templates, sure)
     assert not any(on_die(Peak(x, y, 0.0, 1.0), d, 0.0) for x, y in looked_at for d in sure)
     assert all(d.face != "fuel" or not any(on_die(d, s, 0.0) for s in sure) for d in beside)
+
+
+def test_the_fuel_dice_at_peaks_are_read_once_each_and_never_on_a_die_already_read() -> None:
+    """``fuel_at_peaks`` on a rendered MLEM roll: a peak on each fuel die finds it, a second
+    peak on the same die adds nothing, a peak on a die already taken is not read, and a peak on
+    a pip face finds no fuel there."""
+    style = DiceStyle.random(random.Random(3), conditions="normal")
+    look = calibrated_reader(style, "normal").profile.look()
+    assert look is not None
+    templates = pip_templates(look)
+    scene = render_roll(["fuel", "3", "fuel"], 7102, style=style)
+    fuel = [d for d in scene.dice if d.face == "fuel"]
+    die = float(np.median([d.size for d in scene.dice]))
+    peaks = [Peak(d.x, d.y, d.size, 0.9) for d in scene.dice]
+    peaks.append(Peak(fuel[0].x + 0.2 * die, fuel[0].y, die, 0.6))  # the same die again
+    found = fuel_at_peaks(scene.image, peaks, [], die, look, templates)
+    assert len(found) == 2
+    assert all(any(np.hypot(f.x - d.x, f.y - d.y) < 0.3 * die for f in found) for d in fuel)
+    taken = [BodyRead("fuel", 1.0, fuel[0].x, fuel[0].y, die)]
+    again = fuel_at_peaks(scene.image, peaks, taken, die, look, templates)
+    assert len(again) == 1 and np.hypot(again[0].x - fuel[1].x, again[0].y - fuel[1].y) < 0.3 * die
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(int(cv2.__version__.split(".")[0]) < 5,
+                    reason="OpenCV 4.6 writes this photo's JPEG otherwise: its fuel die reads "
+                           "without this search")
+def test_a_fuel_die_beside_a_stronger_unread_peak_is_read_by_the_templates(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3-D tuning set 5029, photo 2 (ivory dice on laminate under a lamp, the camera tilted):
+    the die map has two peaks on the fuel die, the stronger on its edge, which neither the
+    templates nor the networks read. The body path passes the weaker one on unread with it,
+    and the networks know no fuel symbol; read by the templates (``fuel_at_peaks``), it is a
+    sure fuel die, and the roll is read whole."""
+    roll = wild_roll(tmp_path, 0, 5029, surface="laminate", light="lamp", resolution=(1280, 720))
+    assert "fuel" in roll.truth
+    assert "fuel" not in [d.face for d in roll.by_bodies]
+    assert DiceReader(roll.profile, max_dice=64).read(roll.image).key == roll.truth
+    monkeypatch.setattr(set_reader, "fuel_at_peaks", lambda *_: [])
+    assert DiceReader(roll.profile, max_dice=64).read(roll.image).key != roll.truth
