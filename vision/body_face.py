@@ -14,6 +14,7 @@ defined here, where they are first needed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -423,15 +424,17 @@ def _face_crop(image: np.ndarray, centre: tuple[float, float], side: float, angl
 
 
 def read_die(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
-             look: Look, templates: Templates) -> BodyRead | None:
+             look: Look, templates: Templates, turns: Sequence[float] = TURN_TRIALS
+             ) -> BodyRead | None:
     """Read the face of the die whose top face is near ``centre``, turned by about ``angle``.
 
     The templates may shift a few pixels; when the best fit is at that limit (the blob was
     lopsided: one rim lit, the other in shade, a side face showing) the face is warped again
     around the new centre. A blob notched by pips and glare at its edge can give a turn that is
-    off by up to 45 degrees, so a face that matches nothing is tried again at other turns.
+    off by up to 45 degrees, so a face that matches nothing is tried again at other turns
+    (``turns``, added to ``angle`` in order until one reads).
     """
-    for turn in TURN_TRIALS:
+    for turn in turns:
         read = _read_at(image, centre, side, angle + turn, look, templates)
         if read is not None:
             return read

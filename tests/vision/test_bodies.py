@@ -5,13 +5,17 @@ from __future__ import annotations
 import functools
 import random
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vision import body_face
 from vision.bodies import (
+    EDGE_TURNS,
     MISSED_PEAK,
     OFF_CENTRE,
     WEAK_PEAK,
@@ -22,6 +26,7 @@ from vision.bodies import (
     missed_dice,
     read_bodies,
     recentred,
+    surest_read,
 )
 from vision.body_face import (
     CANON,
@@ -201,6 +206,28 @@ def test_a_dies_turn_is_read_from_its_edges(turn: float, side: float, seed: int)
                    cv2.LINE_AA)
     error = (edge_turn(image, centre, side) - turn) % 90
     assert min(error, 90 - error) < 6
+
+
+def test_a_peak_the_templates_cannot_read_is_tried_at_its_edges_turn_and_the_diagonal_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die-map peak on bare floor (another set's die, a printed mark) is read at two turns,
+    not at all four a body's blob is tried at: the edges give a die's turn to within 6 degrees
+    of a quarter turn (above), so the halfway turns add nothing but time."""
+    look = calibrated_reader(DiceStyle.random(random.Random(3), conditions="normal"),
+                             "normal").profile.look()
+    assert look is not None
+    floor = np.full((200, 200, 3), 96, np.uint8)
+    turns: list[float] = []
+    real_read_at = body_face._read_at
+
+    def counted(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+                *rest: Any) -> BodyRead | None:
+        turns.append(angle)
+        return real_read_at(image, centre, side, angle, *rest)
+
+    monkeypatch.setattr(body_face, "_read_at", counted)
+    assert surest_read(floor, (100.0, 100.0), 40.0, look, pip_templates(look)) is None
+    assert len(turns) == len(EDGE_TURNS) == 2 and (turns[1] - turns[0]) % 90 == 45
 
 
 LIGHT_BLUE = (225.0, 179.0, 128.0)
