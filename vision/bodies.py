@@ -257,10 +257,12 @@ def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Tem
 
 class Missed(NamedTuple):
     """What the die map adds to the body path: the dice read surely with the set's templates at
-    its peaks away from every die found, and the peaks they could not read surely."""
+    its peaks away from every die found, and the peaks they could not read surely: the strong
+    ones and those beside them (``unread``), and the weak ones on their own (``weak``)."""
 
     dice: list[BodyRead]
     unread: list[Peak]
+    weak: list[Peak]
 
 
 def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates: Templates,
@@ -273,14 +275,15 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     A peak beside a stronger one left unread lies on the same die (its lit side face, where
     the stronger peak is its top): it goes unread with it, to the face networks, and is not
     read by the templates, which read a side face of a tilted 4 as a sure fuel symbol that
-    then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer
-    and is not passed on. ``lift``: the gamma the map's frame is lifted by
+    then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer,
+    and is passed on apart (``Missed.weak``). ``lift``: the gamma the map's frame is lifted by
     (``diemap.tone_lift``). ``read``: dice another reader already read surely with these
     templates; peaks on them are not read again."""
     image = frame.image
     die = dice_width(found, look, image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
+    weak_unread: list[Peak] = []
     peaks = sorted(frame.peaks(MISSED_PEAK, die, lift), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
         if any(on_die(peak, r, die) for r in [*found, *extra, *read]):
@@ -292,9 +295,9 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
         best = surest_read(image, (peak.x, peak.y), die, look, templates)
         if best is not None and best.confidence >= (SURE if weak else MISSED_SURE):
             extra.append(best)
-        elif not weak:
-            unread.append(peak)
-    return Missed(extra, unread)
+        else:
+            (weak_unread if weak else unread).append(peak)
+    return Missed(extra, unread, weak_unread)
 
 
 def dice_width(dice: Sequence[Placed], look: Look, shape: tuple[int, ...]) -> float:
