@@ -31,6 +31,24 @@ FUEL_SURE = 0.45
 bar the body path keeps a die the map found with, ``bodies.MISSED_SURE``)."""
 
 
+FUEL_AROUND = 0.35
+"""How far from a die-map peak, in die widths, the templates also look for a fuel symbol
+(``fuel_at_peaks``): seen at a slant, a die's peak can sit between its top face and a side
+face, 0.4-0.6 of a width from the symbol (tuning sets 5029, 5030, 5032), and a read moves at
+most ``body_face.MAX_DRIFT`` (0.2) from where it starts. The 48 3-D tuning sets read 651
+rolls of 720 against 646 (OpenCV 4.6: 646 against 637): fuel found on 7 rolls (4.6: 11),
+and wrongly on 2 (a printed mark of a dark playmat, a grey 2 in washed-out light; 4.6: that
+2 again, and a fuel die read as a 1). Their photos pooled by eight and read with the first
+set's calibration, 424 against 402 (4.6: 429 against 405), at a median frame of 20.7 against
+18.1-19.3 ms (4.6: 22.1 against 20.4): every peak off the dice is read up to nine times."""
+
+FUEL_PEAK_WIDTH = 0.6
+"""Peaks narrower than this of the frame's die width are no die (``fuel_at_peaks``): the
+printed stars of a playmat, 20-29 px where the dice were 50, read as fuel 0.52-0.67 around
+their peaks (tuning set 5004, photo 5); the networks' dice have the same bar
+(``set_reader.NETWORK_WIDTHS``)."""
+
+
 def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates,
               read: Sequence[Placed] = ()) -> list[Seen | BodyRead]:
     """The network's dice in ``frame`` with the fuel faces among them read as fuel
@@ -74,22 +92,39 @@ def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates,
 def fuel_at_peaks(image: np.ndarray, peaks: Sequence[Peak], taken: Sequence[Placed], die: float,
                   look: Look, templates: Templates) -> list[BodyRead]:
     """The fuel dice at the die map's ``peaks`` that no die of ``taken`` lies on (``on_die``,
-    the frame's dice ``die`` wide): each peak, strongest first, read by the set's templates at
-    the frame's die width (``surest_read``), kept where they read the symbol ``FUEL_SURE`` or
-    surer. The face networks know no fuel symbol, so a fuel die the body path's masks missed
-    is found here or not at all. ``bodies.missed_dice`` does not read a peak beside a stronger
-    one it could not read (on a tilted die, the side face the networks read with the top); on
-    tuning set 5029 (photo 2) such a peak lay on a fuel die the templates read at 1.0, the
-    stronger one on its edge. Read here too, the 48 tuning sets read 645 rolls of 720 against
-    644 (OpenCV 4.6: 635 against 634), none worse."""
+    the frame's dice ``die`` wide): each peak at least ``FUEL_PEAK_WIDTH`` wide, strongest
+    first, read by the set's templates at the frame's die width (``surest_read``) at the peak
+    and around it (``around``), kept at the first place they read the symbol ``FUEL_SURE`` or
+    surer, off every die already read. The face networks know no fuel symbol, so a fuel die
+    the body path's masks missed is found here or not at all.
+
+    ``bodies.missed_dice`` does not read a peak beside a stronger one it could not read (on a
+    tilted die, the side face the networks read with the top); on tuning set 5029 (photo 2)
+    such a peak lay on a fuel die the templates read at 1.0, the stronger one on its edge. Read
+    here too, the 48 tuning sets read 645 rolls of 720 against 644 (OpenCV 4.6: 635 against
+    634), none worse; read around the peaks too, 651 against 646 (``FUEL_AROUND``)."""
     out: list[BodyRead] = []
     for peak in sorted(peaks, key=lambda p: -p.score):
-        if any(on_die(peak, d, die) for d in [*taken, *out]):
+        if peak.width < FUEL_PEAK_WIDTH * die or any(on_die(peak, d, die) for d in [*taken, *out]):
             continue
-        read = surest_read(image, (peak.x, peak.y), die, look, templates)
-        if read is not None and read.face == FUEL and read.confidence >= FUEL_SURE:
-            out.append(read)
+        for place in around(peak, die):
+            read = surest_read(image, place, die, look, templates)
+            if (read is not None and read.face == FUEL and read.confidence >= FUEL_SURE
+                    and not any(on_die(read, d, die) for d in [*taken, *out])):
+                out.append(read)
+                break
     return out
+
+
+def around(peak: Peak, die: float) -> list[tuple[float, float]]:
+    """The peak and eight places ``FUEL_AROUND`` die widths from it, along the axes and the
+    diagonals."""
+    step = FUEL_AROUND * die
+    diagonal = step / np.sqrt(2.0)
+    offsets = [(0.0, 0.0), (step, 0.0), (-step, 0.0), (0.0, step), (0.0, -step),
+               (diagonal, diagonal), (-diagonal, diagonal), (diagonal, -diagonal),
+               (-diagonal, -diagonal)]
+    return [(peak.x + dx, peak.y + dy) for dx, dy in offsets]
 
 
 def fuel_known(look: Look | None) -> bool:

@@ -102,6 +102,28 @@ def test_the_fuel_dice_at_peaks_are_read_once_each_and_never_on_a_die_already_re
     assert len(again) == 1 and np.hypot(again[0].x - fuel[1].x, again[0].y - fuel[1].y) < 0.3 * die
 
 
+def test_a_fuel_die_beside_its_peak_is_found_around_it_and_a_narrow_peak_is_no_die(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peak 0.45 of a width off a fuel die's centre (a die seen at a slant: its peak between
+    its top and a side face) finds the die by looking around the peak (``FUEL_AROUND``), and
+    not at the peak alone; a peak a third of a die wide on the die (a printed star) is not
+    read."""
+    style = DiceStyle.random(random.Random(3), conditions="normal")
+    look = calibrated_reader(style, "normal").profile.look()
+    assert look is not None
+    templates = pip_templates(look)
+    scene = render_roll(["fuel", "3"], 7103, style=style)
+    [fuel] = [d for d in scene.dice if d.face == "fuel"]
+    die = float(np.median([d.size for d in scene.dice]))
+    off = [Peak(fuel.x + 0.45 * die, fuel.y, die, 0.9)]
+    [found] = fuel_at_peaks(scene.image, off, [], die, look, templates)
+    assert np.hypot(found.x - fuel.x, found.y - fuel.y) < 0.2 * die
+    narrow = [Peak(fuel.x, fuel.y, 0.35 * die, 0.9)]
+    assert fuel_at_peaks(scene.image, narrow, [], die, look, templates) == []
+    monkeypatch.setattr(network_fuel, "FUEL_AROUND", 0.0)
+    assert fuel_at_peaks(scene.image, off, [], die, look, templates) == []
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(int(cv2.__version__.split(".")[0]) < 5,
                     reason="OpenCV 4.6 writes this photo's JPEG otherwise: its fuel die reads "
