@@ -104,13 +104,17 @@ def fuel_at_peaks(image: np.ndarray, peaks: Sequence[Peak], taken: Sequence[Plac
     here too, the 48 tuning sets read 645 rolls of 720 against 644 (OpenCV 4.6: 635 against
     634), none worse; read around the peaks too, 651 against 646 (``FUEL_AROUND``)."""
     out: list[BodyRead] = []
+
+    def on_a_die(place: Peak | Placed) -> bool:
+        return any(on_die(place, d, die) for d in [*taken, *out])
+
     for peak in sorted(peaks, key=lambda p: -p.score):
-        if peak.width < FUEL_PEAK_WIDTH * die or any(on_die(peak, d, die) for d in [*taken, *out]):
+        if peak.width < FUEL_PEAK_WIDTH * die or on_a_die(peak):
             continue
         for place in around(peak, die):
             read = surest_read(image, place, die, look, templates)
             if (read is not None and read.face == FUEL and read.confidence >= FUEL_SURE
-                    and not any(on_die(read, d, die) for d in [*taken, *out])):
+                    and not on_a_die(read)):
                 out.append(read)
                 break
     return out

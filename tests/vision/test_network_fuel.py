@@ -14,13 +14,21 @@ import pytest
 from tests.vision.helpers import calibrated_reader, wild_roll
 from vision import bodies, network_fuel, set_reader
 from vision.bodies import on_die, read_bodies
-from vision.body_face import BodyRead, pip_templates
+from vision.body_face import BodyRead, Look, Templates, pip_templates
 from vision.confidence import SURE
 from vision.diemap import Peak
 from vision.network_fuel import fuel_at_peaks, with_fuel
 from vision.reader import DiceReader
 from vision.render import DiceStyle, render_roll
 from vision.set_reader import FrameNetworks
+
+
+def calibrated_set() -> tuple[DiceStyle, Look, Templates]:
+    """A rendered MLEM set calibrated in normal light: its style, look and templates."""
+    style = DiceStyle.random(random.Random(3), conditions="normal")
+    look = calibrated_reader(style, "normal").profile.look()
+    assert look is not None
+    return style, look, pip_templates(look)
 
 
 def test_the_network_reads_fuel_faces_by_the_sets_templates_and_leaves_ones_alone() -> None:
@@ -53,10 +61,7 @@ def test_the_fuel_search_leaves_the_dice_the_body_path_read_surely_alone(
     as a 1 at 1.4 times its width, where the templates do not read it: read again at the peak,
     it is fuel. The body path reads both surely, and neither is read again, where without the
     body path's dice the search finds both."""
-    style = DiceStyle.random(random.Random(3), conditions="normal")
-    look = calibrated_reader(style, "normal").profile.look()
-    assert look is not None
-    templates = pip_templates(look)
+    style, look, templates = calibrated_set()
     scene = render_roll(["fuel", "1", "3", "fuel"], 7101, style=style)
     frame = FrameNetworks(scene.image)
     body = read_bodies(scene.image, look, templates, frame=frame.map)
@@ -85,10 +90,7 @@ def test_the_fuel_dice_at_peaks_are_read_once_each_and_never_on_a_die_already_re
     """``fuel_at_peaks`` on a rendered MLEM roll: a peak on each fuel die finds it, a second
     peak on the same die adds nothing, a peak on a die already taken is not read, and a peak on
     a pip face finds no fuel there."""
-    style = DiceStyle.random(random.Random(3), conditions="normal")
-    look = calibrated_reader(style, "normal").profile.look()
-    assert look is not None
-    templates = pip_templates(look)
+    style, look, templates = calibrated_set()
     scene = render_roll(["fuel", "3", "fuel"], 7102, style=style)
     fuel = [d for d in scene.dice if d.face == "fuel"]
     die = float(np.median([d.size for d in scene.dice]))
@@ -108,10 +110,7 @@ def test_a_fuel_die_beside_its_peak_is_found_around_it_and_a_narrow_peak_is_no_d
     its top and a side face) finds the die by looking around the peak (``FUEL_AROUND``), and
     not at the peak alone; a peak a third of a die wide on the die (a printed star) is not
     read."""
-    style = DiceStyle.random(random.Random(3), conditions="normal")
-    look = calibrated_reader(style, "normal").profile.look()
-    assert look is not None
-    templates = pip_templates(look)
+    style, look, templates = calibrated_set()
     scene = render_roll(["fuel", "3"], 7103, style=style)
     [fuel] = [d for d in scene.dice if d.face == "fuel"]
     die = float(np.median([d.size for d in scene.dice]))
