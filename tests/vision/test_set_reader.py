@@ -22,7 +22,7 @@ from vision.profile import Profile
 from vision.reader import Detection, DiceReader
 from vision.render_wild import write_wild_dataset
 from vision.set_reader import NETWORK_WIDTHS, ON_MARK, merged
-from vision.uncalibrated import Seen
+from vision.uncalibrated import Seen, read_unknown_dice
 
 from .helpers import standard_roll, wild_roll
 
@@ -95,6 +95,29 @@ def test_a_household_reads_the_frame_with_the_networks_once(
     household.read(read_image(next(line for line in lines if line.split == "test").image))
     assert len(calls) == 1
     assert len(map_runs) == 2 and None not in map_runs
+
+
+def test_the_networks_reading_without_a_width_shares_the_maps_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read without a body path's width (``read_without_own``), the networks take the die map's
+    peaks from the frame's map at its working side and own tones, whatever lift the set asks
+    for: a later look at that scale runs the map no more, and the dice are those of a reading
+    with its own run."""
+    image = standard_roll(3).image
+    alone = read_unknown_dice(image, set_reader.shipped_networks())
+    map_runs = []
+    real_outputs = DieMap.outputs
+
+    def counted_map(self: DieMap, image: np.ndarray, die_px: float | None = None,
+                    lift: float = 1.0) -> tuple[np.ndarray, float]:
+        map_runs.append((die_px, lift))
+        return real_outputs(self, image, die_px, lift)
+
+    monkeypatch.setattr(DieMap, "outputs", counted_map)
+    networks = set_reader.FrameNetworks(image)
+    assert networks.dice(None, lift=1.8) == alone
+    networks.map.peaks(MISSED_PEAK)
+    assert map_runs == [(None, 1.0)]
 
 
 @pytest.mark.parametrize(("photo", "seed", "surface", "light", "resolution", "what"), [
