@@ -146,6 +146,18 @@ class Templates:
         return np.ascontiguousarray(np.hstack([self.unit, self.contrast]))
 
     @cached_property
+    def pips_paired(self) -> np.ndarray:
+        """``paired`` of the columns matched on the pips' ink map only."""
+        return np.ascontiguousarray(np.hstack([self.unit[:, ~self.fuel],
+                                               self.contrast[:, ~self.fuel]]))
+
+    @cached_property
+    def fuel_paired(self) -> np.ndarray:
+        """``paired`` of the symbol's columns only (``fuel``)."""
+        return np.ascontiguousarray(np.hstack([self.unit[:, self.fuel],
+                                               self.contrast[:, self.fuel]]))
+
+    @cached_property
     def pip_places(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pip of every column as three flat arrays: its column, x and y (see ``pips``)."""
         cols = [j for j, pips in enumerate(self.pips) for _ in pips]
@@ -309,6 +321,15 @@ def _shifted(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, np.sqrt(var).ravel().astype(np.float32)
 
 
+def _matched(ink: np.ndarray, paired: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every shift of ``ink`` against the columns of ``paired`` (as ``Templates.paired``): their
+    normalised cross-correlations and ink contrasts, one row per shift."""
+    rows, norms = _shifted(ink)
+    both = rows @ paired
+    n = paired.shape[1] // 2
+    return both[:, :n] / norms[:, None], both[:, n:]
+
+
 def _window_sums(integral: np.ndarray) -> np.ndarray:
     """The sum over every ``TEMPLATE`` square window, from an integral image."""
     t = TEMPLATE
@@ -350,16 +371,15 @@ def read_face(inks: list[np.ndarray], templates: Templates,
     if _spread(inks[0]) < 0.03 and _spread(inks[-1]) < 0.03:
         return None, 0.0, (0.0, 0.0)
     side = inks[0].shape[0] - TEMPLATE + 1
-    n = len(templates.faces)
-    rows, norms = _shifted(inks[0])
-    both = rows @ templates.paired
-    ncc, contrast = both[:, :n] / norms[:, None], both[:, n:]
-    if templates.fuel.any() and inks[-1] is not inks[0]:
-        frows, fnorms = _shifted(inks[-1])
-        fboth = frows @ templates.paired
-        cols = templates.fuel
-        ncc[:, cols] = fboth[:, :n][:, cols] / fnorms[:, None]
-        contrast[:, cols] = fboth[:, n:][:, cols]
+    cols = templates.fuel
+    if cols.any() and inks[-1] is not inks[0]:
+        # each ink map against its own columns only: a third less of the frame's template work
+        ncc = np.empty((side * side, len(cols)), np.float32)
+        contrast = np.empty_like(ncc)
+        ncc[:, ~cols], contrast[:, ~cols] = _matched(inks[0], templates.pips_paired)
+        ncc[:, cols], contrast[:, cols] = _matched(inks[-1], templates.fuel_paired)
+    else:
+        ncc, contrast = _matched(inks[0], templates.paired)
     # correlation ignores amplitude: ask for ink about as strong as calibrated, so a faint echo
     # in another ink's map (a white pip seen in the blue symbol's map) loses
     score = ncc * _unit(contrast / 0.5)
