@@ -373,7 +373,7 @@ def read_face(inks: list[np.ndarray], templates: Templates,
     side = inks[0].shape[0] - TEMPLATE + 1
     cols = templates.fuel
     if cols.any() and inks[-1] is not inks[0]:
-        # each ink map against its own columns only: a third less of the frame's template work
+        # each ink map against its own columns only, not both against all: half the product
         ncc = np.empty((side * side, len(cols)), np.float32)
         contrast = np.empty_like(ncc)
         ncc[:, ~cols], contrast[:, ~cols] = _matched(inks[0], templates.pips_paired)
