@@ -143,19 +143,22 @@ class Templates:
     @cached_property
     def paired(self) -> np.ndarray:
         """(TEMPLATE**2, 2n): ``unit`` and ``contrast`` side by side, for one matrix product."""
-        return np.ascontiguousarray(np.hstack([self.unit, self.contrast]))
+        return self._side_by_side(np.ones_like(self.fuel))
 
     @cached_property
     def pips_paired(self) -> np.ndarray:
         """``paired`` of the columns matched on the pips' ink map only."""
-        return np.ascontiguousarray(np.hstack([self.unit[:, ~self.fuel],
-                                               self.contrast[:, ~self.fuel]]))
+        return self._side_by_side(~self.fuel)
 
     @cached_property
     def fuel_paired(self) -> np.ndarray:
         """``paired`` of the symbol's columns only (``fuel``)."""
-        return np.ascontiguousarray(np.hstack([self.unit[:, self.fuel],
-                                               self.contrast[:, self.fuel]]))
+        return self._side_by_side(self.fuel)
+
+    def _side_by_side(self, columns: np.ndarray) -> np.ndarray:
+        """``unit`` and ``contrast`` of the ``columns`` (a bool mask) side by side."""
+        return np.ascontiguousarray(np.hstack([self.unit[:, columns],
+                                               self.contrast[:, columns]]))
 
     @cached_property
     def pip_places(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -233,9 +233,11 @@ class SetReader:
         return SetReading(reads, frame.scale, reads)
 
     def _own_colour(self, image_bgr: np.ndarray, seen: Sequence[Read]) -> Sequence[Read]:
-        """Of the dice the networks read for a set calibration gave to them, those showing
-        the set's body colour (``OWN_COLOUR``): its own, which tell its reading from another
-        set's in a household; all of them for a set without a calibrated body colour."""
+        """Of the dice the networks read, those showing the set's body colour (``OWN_COLOUR``):
+        for a set calibration gave to the networks, its own, which tell its reading from
+        another set's in a household; at weak die-map peaks, the set's dice among what the
+        networks found there (``_at_weak_peaks``); all of them for a set without a calibrated
+        body colour."""
         if self._body is None or not seen:
             return seen
         far = self._from_body(middle_colours(image_bgr, seen))
@@ -307,11 +309,7 @@ class SetReader:
         ``_beside`` reads the strong ones and kept where read ``WEAK_PEAK_SURE`` or surer in
         the set's body colour; ``dice``: those read already, ``die`` their median width."""
         found = self._beside(image_bgr, dice, die, weak)
-        if not found or self._body is None:
-            return []
-        far = self._from_body(middle_colours(image_bgr, found))
-        return [d for d, f in zip(found, far, strict=True)
-                if f < OWN_COLOUR and d.confidence >= WEAK_PEAK_SURE]
+        return [d for d in self._own_colour(image_bgr, found) if d.confidence >= WEAK_PEAK_SURE]
 
     def _off_marks(self, seen: list[Seen], shape: tuple[int, ...]) -> list[Seen]:
         """The networks' dice but those on a mark of the table (``Profile.table_marks``, as
