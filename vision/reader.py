@@ -151,7 +151,8 @@ class DiceReader:
 
     def _reading(self, image_bgr: np.ndarray, reads: Sequence[Read], scale: float) -> Reading:
         """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom,
-        the doubtful ones read again at their top face's centre (``top_face.at_top_faces``)."""
+        the doubtful ones read again at their top face's centre (``top_face.at_top_faces``),
+        then those on a surer die's side face dropped (``off_side_faces``)."""
         reads = off_side_faces(at_top_faces(image_bgr, reads, scale, shipped_networks()))
         dice = tuple(
             Detection(r.face, r.x / scale, r.y / scale, r.size / scale, round(r.confidence, 3),
