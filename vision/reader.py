@@ -17,7 +17,14 @@ from vision.bodies import WEAK_PEAK, on_die
 from vision.body_mask import CHROMA_TOL
 from vision.confidence import SURE
 from vision.profile import Profile
-from vision.set_reader import FrameNetworks, Read, SetReader, middle_colours, shipped_networks
+from vision.set_reader import (
+    FrameNetworks,
+    Read,
+    SetReader,
+    middle_colours,
+    one_die,
+    shipped_networks,
+)
 from vision.threads import one_thread
 from vision.top_face import at_top_faces
 
@@ -173,8 +180,8 @@ def off_side_faces(reads: Sequence[Read]) -> list[Read]:
     by half onto a doubtful fuel symbol beside it). On the 48 tuning sets this read 656 rolls
     of 720 against 651 (OpenCV 4.6: 649 against 646), twenty flat hard sets 0.950 against
     0.948, dice-real as before."""
-    return [read for read in reads if read.confidence >= SIDE_FACE_BELOW or all(
-        np.hypot(read.x - other.x, read.y - other.y) >= SIDE_FACE_GAP * max(read.size, other.size)
+    return [read for read in reads if read.confidence >= SIDE_FACE_BELOW or not any(
+        one_die(read, other, SIDE_FACE_GAP)
         for other in reads if other.confidence > read.confidence)]
 
 

@@ -383,9 +383,9 @@ def merged(dice: Sequence[Read], seen: Sequence[Read]) -> list[Read]:
     return out
 
 
-def one_die(a: Read, b: Read) -> bool:
-    """Do two readings lie on one die (centres closer than ``SAME_DIE`` of the larger width)?"""
-    return bool(np.hypot(a.x - b.x, a.y - b.y) < SAME_DIE * max(a.size, b.size))
+def one_die(a: Read, b: Read, within: float = SAME_DIE) -> bool:
+    """Do two readings lie on one die (centres closer than ``within`` of the larger width)?"""
+    return bool(np.hypot(a.x - b.x, a.y - b.y) < within * max(a.size, b.size))
 
 
 def as_wide_as_the_set(d: Read, die: float) -> bool:
