@@ -32,8 +32,15 @@ CLOSE_PX = 48
 CROP_SPAN = 1.25
 """Side of the crop in die widths: the whole top face and a rim of what surrounds it."""
 
-MODEL_PATH = Path(__file__).with_name("models") / "faces.onnx"
-CLOSE_MODEL_PATH = MODEL_PATH.with_name("faces48.onnx")
+TRAINED_PATH = Path(__file__).with_name("models") / "faces.onnx"
+TRAINED_CLOSE_PATH = TRAINED_PATH.with_name("faces48.onnx")
+"""The networks as ``tools/train_faces.py`` writes them, in 32-bit floats: what
+``tools/quantize_faces.py`` quantizes (and what a test holds the quantized ones against)."""
+MODEL_PATH = TRAINED_PATH.with_name("faces.int8.onnx")
+CLOSE_MODEL_PATH = TRAINED_PATH.with_name("faces48.int8.onnx")
+"""The networks the reader runs: quantized to 8-bit integers (``tools/quantize_faces.py``), 1.6
+and 1.7 times as fast as in floats, the 48 3-D tuning sets read within two rolls of 720 of the
+floats (bench/results/2026-12-06-faces-int8.md)."""
 
 
 def warp(image: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
@@ -78,9 +85,10 @@ class FaceNet:
     """A trained network: crops of ``px`` x ``px`` in, one probability per class of
     ``CLASSES`` out.
 
-    ONNX Runtime runs it at 0.20 ms a 32 px crop here, OpenCV's dnn at 0.66 ms (0.9 in the
+    ONNX Runtime ran it in floats at 0.20 ms a 32 px crop, OpenCV's dnn at 0.66 ms (0.9 in the
     batches of eight of one die's views), when the network was most of the uncalibrated path's
-    time (``load_session``: one thread).
+    time (``load_session``: one thread). In 8 bits a batch of 44 crops takes 2.7 ms against
+    4.4 in floats, a batch of twelve 48 px crops 1.6 against 2.8 (``MODEL_PATH``).
     """
 
     def __init__(self, path: Path = MODEL_PATH, px: int = CROP_PX) -> None:

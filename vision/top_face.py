@@ -14,9 +14,10 @@ faces a tilted camera sees lie towards that centre and widen the die;
 of (``read_candidates``), and where they read another face there surely enough
 (``TAKE_FROM``), that reading stands. Every point of the 5 x 5 grid first searched, looked at
 with every crop width, read 633 rolls of 720 against 631, for a median frame of 16.6 against
-14.6 ms (491 against 538 frames under 25 ms). Sure dice are not searched: sure 1s searched too
-(a tilted 4 or 2 read from one pip) read 644 rolls against 642 for a median frame of 18.6
-against 15.2 ms.
+14.6 ms (491 against 538 frames under 25 ms).
+
+Sure dice are not searched, but for sure 1s (``SURE_ONE``): a tilted 4 or 2 whose square
+saw one pip reads as a sure 1.
 
 The same search finds dice at the die map's peaks that no reader read (``dice_at_peaks``).
 """
@@ -63,6 +64,14 @@ apart, or a coarse 3 x 3 and then a fine one around its best, read 616-621 (chos
 every crop width at each point: 629)."""
 
 
+SURE_ONE = "1"
+"""A die read surely as this face is looked for too, on the grid's outward half at its read
+width alone: a tilted 4 or 2 whose square took in one pip and its side face reads as a sure 1.
+On the 48 tuning sets 662 rolls of 720 against 660 (OpenCV 4.6: 657 against 655), a roll fewer
+read wrong without asking on each, no roll lost, households of eight as before (4.6: one more),
+for a median frame of 24.2 against 23.3 ms; searched at both widths on the whole grid as a
+doubtful die is, the same rolls for 27.0 ms (bench/results/2026-12-06-faces-int8.md)."""
+
 NARROWER = 0.8
 """The top face is looked for at this of the die's read width too, on the grid's outward half
 (``outward``). A tilted die's read width takes in its side faces: of the 49 dice the 3-D
@@ -105,15 +114,20 @@ def at_top_faces(image: np.ndarray, reads: Sequence[Read], scale: float, nets: N
     """The reads (``scale`` working pixels per frame pixel), each one read below
     ``SEARCH_BELOW`` replaced by the networks' reading at the top face's centre where that is
     another face read at ``TAKE_FROM`` or surer: the point the finder is surest of, of the grid
-    at the read width and its outward half at ``NARROWER`` of it."""
+    at the read width and its outward half at ``NARROWER`` of it; a sure ``SURE_ONE`` is
+    searched for on the outward half at the read width alone."""
     out: list[Read] = []
     for read in reads:
         out.append(read)
-        if read.confidence >= SEARCH_BELOW:
+        sure = read.confidence >= SEARCH_BELOW
+        if sure and read.face != SURE_ONE:
             continue
         x, y, width = read.x / scale, read.y / scale, read.size / scale
-        grid = [*search_grid(x, y, width),
-                *outward(search_grid(x, y, NARROWER * width), x, y, image.shape)]
+        if sure:
+            grid = outward(search_grid(x, y, width), x, y, image.shape)
+        else:
+            grid = [*search_grid(x, y, width),
+                    *outward(search_grid(x, y, NARROWER * width), x, y, image.shape)]
         centre = surest_centre(image, grid, nets.finder)
         seen = read_candidates(image, [centre], centre.width, nets)  # one place: one die
         if not seen:

@@ -75,6 +75,23 @@ def test_a_sure_die_and_a_die_the_networks_agree_with_are_left_as_they_are() -> 
     assert at_top_faces(scene.image, [sure, agreed], 1.0, shipped_networks()) == [sure, agreed]
 
 
+def test_a_sure_one_off_a_four_s_top_face_is_read_again_there() -> None:
+    """A 4 read surely as a 1 from a sixth of a width nearer the frame's centre than its top
+    face (a tilted die's square that took in one pip and its side face): the outward half of
+    the grid finds the top face and the 4 is read. A sure 1 on a 1 stays as it is."""
+    scene = render_roll(["4", "1"], seed=11)
+    four, one = sorted(scene.dice, key=lambda d: d.face, reverse=True)
+    h, w = scene.image.shape[:2]
+    inward = np.array([w / 2 - four.x, h / 2 - four.y])
+    x, y = np.array([four.x, four.y]) + inward / np.linalg.norm(inward) * four.size / 6
+    misread = BodyRead(top_face.SURE_ONE, 1.0, float(x), float(y), four.size)
+    true_one = BodyRead(top_face.SURE_ONE, 1.0, one.x, one.y, one.size)
+    read, kept = at_top_faces(scene.image, [misread, true_one], 1.0, shipped_networks())
+    assert read.face == "4" and read.confidence >= top_face.TAKE_FROM
+    assert np.hypot(read.x - four.x, read.y - four.y) < 0.15 * four.size
+    assert kept == true_one
+
+
 def test_a_peak_off_its_die_s_top_face_finds_the_die_there() -> None:
     """A die-map peak a sixth of a width off a 4's top face: the die is found and read there,
     placed within a tenth of a width of its centre; a peak on a die already read, and a second
