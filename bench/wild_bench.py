@@ -5,7 +5,8 @@ four lights, at 640x480 and 1280x720 (issue 19). The seeds 900001 to 900016 are 
 this evaluation: no training, threshold or design choice may use photos rendered from them;
 training and tuning use other seeds. MLEM sets are seeds 900001.., standard sets 900009..;
 each set is one dice set on one table, and set i gets surface i mod 6, light i mod 4 and a
-frame size chosen so that both sizes meet every light once four sets are drawn.
+frame size chosen so that both sizes meet every light once four sets are drawn
+(``render_wild.series_table``).
 
 For each kind of dice: (a) each set calibrated on its own two shots, (b) all sets' test photos
 in one pool read by one household profile holding every set (each calibrated on its own shots,
@@ -34,7 +35,7 @@ from vision.calibration import calibrate
 from vision.evaluate import Line, calibration_shots, load_dataset, reader_of, score
 from vision.profile import Profile
 from vision.reader import DiceReader
-from vision.render_wild import LIGHTS, RESOLUTIONS, SURFACES, write_wild_dataset
+from vision.render_wild import series_table, write_wild_dataset
 
 EVAL_SEEDS = range(900001, 900017)
 """Reserved for evaluation: never train or tune on photos rendered from these seeds."""
@@ -49,9 +50,9 @@ def write_sets(root: Path, kind: str, sets: int, count: int) -> list[Path]:
     folders = []
     for i, seed in enumerate(KINDS[kind][:sets]):
         folder = root / f"{kind}-{seed}"
-        write_wild_dataset(folder, count, seed, mlem=kind == "mlem",
-                           surface=SURFACES[i % len(SURFACES)], light=LIGHTS[i % len(LIGHTS)],
-                           resolution=RESOLUTIONS[(i + i // 4) % 2])
+        surface, light, resolution = series_table(i)
+        write_wild_dataset(folder, count, seed, mlem=kind == "mlem", surface=surface,
+                           light=light, resolution=resolution)
         folders.append(folder)
     return folders
 

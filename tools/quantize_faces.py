@@ -40,7 +40,7 @@ from vision.calibration import calibrate
 from vision.classify import FaceNet
 from vision.evaluate import calibration_shots, load_dataset, read_image
 from vision.reader import DiceReader
-from vision.render_wild import LIGHTS, RESOLUTIONS, SURFACES, write_wild_dataset
+from vision.render_wild import series_table, write_wild_dataset
 from vision.set_reader import shipped_networks
 
 QUANT_SEEDS = range(7001, 7013)
@@ -58,7 +58,7 @@ networks are exported at opset 11."""
 
 def recorded_crops(root: Path) -> dict[int, np.ndarray]:
     """Every crop the float networks are given while the reader calibrates on and reads the
-    ``QUANT_SEEDS`` sets (conditions cycled as ``bench/wild_bench.py`` cycles them), by crop
+    ``QUANT_SEEDS`` sets (their tables ``render_wild.series_table``), by crop
     side in pixels."""
     seen: dict[int, list[np.ndarray]] = {classify.CROP_PX: [], classify.CLOSE_PX: []}
     probabilities = FaceNet.probabilities
@@ -73,9 +73,9 @@ def recorded_crops(root: Path) -> dict[int, np.ndarray]:
             mock.patch.object(FaceNet, "probabilities", recording):
         for i, seed in enumerate(QUANT_SEEDS):
             folder = root / str(seed)
-            write_wild_dataset(folder, PHOTOS, seed, surface=SURFACES[i % len(SURFACES)],
-                               light=LIGHTS[i % len(LIGHTS)],
-                               resolution=RESOLUTIONS[(i + i // 4) % 2])
+            surface, light, resolution = series_table(i)
+            write_wild_dataset(folder, PHOTOS, seed, surface=surface, light=light,
+                               resolution=resolution)
             lines = load_dataset(folder)
             reader = DiceReader(calibrate(calibration_shots(lines)), max_dice=64)
             for line in lines:

@@ -32,11 +32,20 @@ from vision.wild_optics import Camera, Light, develop, distort
 from vision.wild_table import draw_wall, lit_table, table_setting, walls
 
 __all__ = ["LIGHTS", "RESOLUTIONS", "SURFACES", "Table", "WildSet", "WildShot", "render_wild",
-           "write_wild_dataset"]
+           "series_table", "write_wild_dataset"]
 
 SURFACES: tuple[str, ...] = ("felt", "wood", "neoprene", "playmat", "laminate", "tray")
 LIGHTS: tuple[str, ...] = ("lamp", "ceiling", "window", "ring")
 RESOLUTIONS: tuple[tuple[int, int], ...] = ((640, 480), (1280, 720))
+
+
+def series_table(i: int) -> tuple[str, str, tuple[int, int]]:
+    """The surface, light and frame size of the ``i``-th set of a series of sets on different
+    tables (the held-out bench's, the tuning sets', the quantizer's): surface i mod 6, light
+    i mod 4, and the frame size so chosen that both sizes meet every light once four sets are
+    drawn."""
+    return (SURFACES[i % len(SURFACES)], LIGHTS[i % len(LIGHTS)],
+            RESOLUTIONS[(i + i // 4) % len(RESOLUTIONS)])
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from vision.evaluate import load_dataset
-from vision.render_wild import Table, WildSet, render_wild, write_wild_dataset
+from vision.render_wild import (
+    LIGHTS,
+    RESOLUTIONS,
+    SURFACES,
+    Table,
+    WildSet,
+    render_wild,
+    series_table,
+    write_wild_dataset,
+)
 
 SMALL = (640, 480)
 PLAIN = WildSet(mlem=False, body=(236, 236, 234), pips=(25, 25, 25), fuel=(30, 40, 210),
@@ -88,3 +97,12 @@ def test_written_dataset_loads(tmp_path) -> None:  # type: ignore[no-untyped-def
         assert line.tags["surface"] == "playmat" and line.tags["light"] == "ring"
         assert line.tags["resolution"] == "640x480" and "tilt" in line.tags
         assert all(d.width is not None and 30 <= d.width <= 140 for d in line.dice)
+
+
+def test_a_series_of_eight_tables_meets_each_light_at_both_frame_sizes() -> None:
+    """The held-out bench's eight sets of a kind (and the quantizer's twelve) cycle surfaces and
+    lights; every light is photographed once at each frame size in eight sets."""
+    tables = [series_table(i) for i in range(8)]
+    assert [surface for surface, _, _ in tables[:6]] == list(SURFACES)
+    assert sorted((light, size) for _, light, size in tables) == sorted(
+        (light, size) for light in LIGHTS for size in RESOLUTIONS)
