@@ -50,15 +50,25 @@ their peaks (tuning set 5004, photo 5); the networks' dice have the same bar
 
 
 def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates,
-              read: Sequence[Placed] = ()) -> list[Seen | BodyRead]:
+              read: Sequence[Placed] = (), die_px: float | None = None, lift: float = 1.0
+              ) -> list[Seen | BodyRead]:
     """The network's dice in ``frame`` with the fuel faces among them read as fuel
     (``fuel_faces``), and the fuel dice the network turned down added (``fuel_at_peaks``; read
     as the body path reads the peaks its masks missed, ``bodies.missed_dice``, the 48 3-D tuning
     sets read the same 645 rolls of 720). ``read``: the dice the body path read surely with the
     same templates, which are not read again: on the tuning sets the same 601 rolls of 720, and
-    the frames over 30 ms 1.8 ms faster on average (bench/results/2026-12-04-two-views.md)."""
-    die = dice_width(seen, look, frame.image.shape)
-    peaks = frame.peaks(MISSED_PEAK, die)
+    the frames over 30 ms 1.8 ms faster on average (bench/results/2026-12-04-two-views.md).
+
+    ``lift``: the set's tone lift (``diemap.tone_lift``), so a dark set's templates read its
+    lifted map, as its body path does; ``die_px``: the body path's die width where it read the
+    frame, so they read the peaks of the very map run it searched (``diemap.FrameMap``), else
+    the network's dice give the width. At the width of the network's dice (their crops run
+    wider) and in the frame's own tones, the map ran again in a third of the tuning sets'
+    frames; so, 89 of 96 frames ran it once against 62, and the 48 tuning sets read 666 rolls
+    of 720 against 664 (OpenCV 4.6: 660 against 658), a roll fewer read wrong without asking
+    (4.6: two; bench/results/2026-12-06-reach-one-map.md)."""
+    die = die_px or dice_width(seen, look, frame.image.shape)
+    peaks = frame.peaks(MISSED_PEAK, die, lift)
     out = fuel_faces(frame.image, seen, look, templates, read, peaks)
     return out + fuel_at_peaks(frame.image, peaks, [*out, *read], die, look, templates)
 

@@ -267,7 +267,8 @@ class SetReader:
         assert self._nets is not None
         seen = self._off_marks(networks.dice(die_px, self._lift), networks.image.shape)
         if self._fuel_look is not None and self._templates is not None:
-            return with_fuel(networks.map, seen, self._fuel_look, self._templates, read)
+            return with_fuel(networks.map, seen, self._fuel_look, self._templates, read,
+                             die_px, self._lift)
         return seen
 
     def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read], die: float,

@@ -84,6 +84,19 @@ both widths read 661 (4.6: 656) but lost rolls of flat sets, whose dice do not l
 (dice-real 0.896 -> 0.892, flat standard hard 0.95 -> 0.94); the whole grid at both widths
 658, the outward half at the read width alone 656."""
 
+NARROWER_REACH = 0.45
+"""How far the outward half-grid at ``NARROWER`` of the read width reaches, in its own widths
+(0.36 of the read width; the grid at the read width reaches 0.3 of it). A die read 1.3 to 1.5
+times as wide as its top face (its side faces taken in) lay 0.38 to 0.43 of its top face's
+width off it, beyond the 0.24 of the read width the narrower grid reached at ``REACH``, and
+the finder was surest of a point between. On the 48 3-D tuning sets 664 rolls of 720 against
+662 at ``REACH``, none lost, a die fewer read wrong without asking (OpenCV 4.6: 658 against
+657, a 3 of set 5019 read as the fuel symbol read right); at 0.4, 664 (4.6: 657). The
+half-disc holds about 37 points against 17 at ``REACH``: tuning sets 5004 and 5041, with many
+doubtful dice, took 67 -> 75 and 57 -> 65 ms a frame, and the held-out standard sets, read
+by the networks, 1-9 ms more (bench/results/2026-12-06-reach-one-map.md). The grid at the
+read width reaching 0.3 of it at ``NARROWER`` instead: 663, a roll lost."""
+
 
 def outward(grid: list[Candidate], x: float, y: float, shape: tuple[int, ...]
             ) -> list[Candidate]:
@@ -100,13 +113,17 @@ def outward(grid: list[Candidate], x: float, y: float, shape: tuple[int, ...]
     return [c for c in grid if (c.x - x) * out_x + (c.y - y) * out_y >= slack]
 
 
-def search_grid(x: float, y: float, width: float) -> list[Candidate]:
-    """The centres to look at around a die at (x, y), ``width`` wide: the grid's points within
-    ``REACH`` of it (29 of 7 x 7). With the corners too, the tuning sets read 642 rolls against
-    640 (631 against 629 on OpenCV 4.6) for a median frame of 15.2 against 14.3 ms."""
-    offsets = np.linspace(-REACH, REACH, 2 * STEPS + 1)
+def search_grid(x: float, y: float, width: float, reach: float | None = None
+                ) -> list[Candidate]:
+    """The centres to look at around a die at (x, y), ``width`` wide: the points of a grid
+    ``REACH / STEPS`` of a width apart within ``reach`` widths of it (``REACH`` unless given:
+    29 of 7 x 7). With the corners too, the tuning sets read 642 rolls against 640 (631 against
+    629 on OpenCV 4.6) for a median frame of 15.2 against 14.3 ms."""
+    reach = REACH if reach is None else reach
+    steps = int(reach * STEPS / REACH + 1e-9)
+    offsets = np.linspace(-steps * REACH / STEPS, steps * REACH / STEPS, 2 * steps + 1)
     return [Candidate(x + dx * width, y + dy * width, width) for dx in offsets for dy in offsets
-            if np.hypot(dx, dy) <= REACH + 1e-9]
+            if np.hypot(dx, dy) <= reach + 1e-9]
 
 
 def at_top_faces(image: np.ndarray, reads: Sequence[Read], scale: float, nets: Networks
@@ -127,7 +144,8 @@ def at_top_faces(image: np.ndarray, reads: Sequence[Read], scale: float, nets: N
             grid = outward(search_grid(x, y, width), x, y, image.shape)
         else:
             grid = [*search_grid(x, y, width),
-                    *outward(search_grid(x, y, NARROWER * width), x, y, image.shape)]
+                    *outward(search_grid(x, y, NARROWER * width, NARROWER_REACH), x, y,
+                             image.shape)]
         centre = surest_centre(image, grid, nets.finder)
         seen = read_candidates(image, [centre], centre.width, nets)  # one place: one die
         if not seen:

@@ -132,11 +132,13 @@ def test_a_fuel_die_beside_a_stronger_unread_peak_is_read_by_the_templates(
     """3-D tuning set 5029, photo 2 (ivory dice on laminate under a lamp, the camera tilted):
     the die map has two peaks on the fuel die, the stronger on its edge, which neither the
     templates nor the networks read. The body path passes the weaker one on unread with it,
-    and the networks know no fuel symbol; read by the templates (``fuel_at_peaks``), it is a
-    sure fuel die, and the roll is read whole."""
+    and the networks know no fuel symbol; read by the templates (``fuel_at_peaks``: beside the
+    body path's dice, and in the networks' reading merged with them), it is a sure fuel die,
+    and the roll is read whole."""
     roll = wild_roll(tmp_path, 0, 5029, surface="laminate", light="lamp", resolution=(1280, 720))
     assert "fuel" in roll.truth
     assert "fuel" not in [d.face for d in roll.by_bodies]
     assert DiceReader(roll.profile, max_dice=64).read(roll.image).key == roll.truth
     monkeypatch.setattr(set_reader, "fuel_at_peaks", lambda *_: [])
+    monkeypatch.setattr(network_fuel, "fuel_at_peaks", lambda *_: [])
     assert DiceReader(roll.profile, max_dice=64).read(roll.image).key != roll.truth

@@ -70,8 +70,8 @@ def test_a_die_only_the_networks_saw_is_kept_when_about_as_wide_as_the_sets() ->
 def test_a_household_reads_the_frame_with_the_networks_once(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Every set of a household may ask for the networks' reading; it is made once a frame.
-    The die map runs once at the set's die width for the body path and the networks, and once
-    more at the networks' wider crops for their fuel search (no run at its own working side)."""
+    The die map runs once, at the set's die width and tone lift, for the body path, the
+    networks and the templates' fuel search (no run at its own working side)."""
     calls = []
     real = set_reader.read_unknown_dice
     map_runs = []
@@ -94,7 +94,7 @@ def test_a_household_reads_the_frame_with_the_networks_once(
     monkeypatch.setattr(DieMap, "outputs", counted_map)
     household.read(read_image(next(line for line in lines if line.split == "test").image))
     assert len(calls) == 1
-    assert len(map_runs) == 2 and None not in map_runs
+    assert len(map_runs) == 1 and None not in map_runs
 
 
 def test_the_networks_reading_without_a_width_shares_the_maps_run(

@@ -21,19 +21,21 @@ from vision.top_face import SEARCH_BELOW, at_top_faces, dice_at_peaks, search_gr
 from vision.uncalibrated import Candidate
 
 
-def test_the_grid_is_centred_on_the_die_and_reaches_as_far_every_way() -> None:
-    """Steps of REACH / STEPS widths, every point within REACH of the centre and every grid
+@pytest.mark.parametrize("reach", [top_face.REACH, top_face.NARROWER_REACH])
+def test_the_grid_is_centred_on_the_die_and_reaches_as_far_every_way(reach: float) -> None:
+    """Steps of REACH / STEPS widths, every point within ``reach`` of the centre and every grid
     point that is, so the square's corners are left out."""
-    grid = search_grid(100.0, 50.0, 40.0)
+    grid = search_grid(100.0, 50.0, 40.0, reach)
     step = top_face.REACH / top_face.STEPS * 40
     offsets = [((c.x - 100) / step, (c.y - 50) / step) for c in grid]
     assert all(i == pytest.approx(round(i)) and j == pytest.approx(round(j)) for i, j in offsets)
     cells = {(round(i), round(j)) for i, j in offsets}
     assert len(cells) == len(grid)
-    assert cells == {(i, j) for i in range(-top_face.STEPS, top_face.STEPS + 1)
-                     for j in range(-top_face.STEPS, top_face.STEPS + 1)
-                     if i * i + j * j <= top_face.STEPS ** 2}
-    assert (top_face.STEPS, 0) in cells and (top_face.STEPS, top_face.STEPS) not in cells
+    most = reach / top_face.REACH * top_face.STEPS
+    steps = int(most + 1e-9)
+    assert cells == {(i, j) for i in range(-steps, steps + 1) for j in range(-steps, steps + 1)
+                     if i * i + j * j <= most ** 2 + 1e-9}
+    assert (steps, 0) in cells and (steps, steps) not in cells
     assert {c.width for c in grid} == {40.0}
 
 
@@ -137,8 +139,10 @@ def test_a_tilted_one_whose_square_saw_the_symbol_on_its_side_reads_as_a_one(
                      reason="on OpenCV 4.6 the 8-bit finder takes this 2 without the step "
                             "aside")),
     (5043, ("felt", "window", (640, 480)), 4, "test_0005.jpg", top_face,
-     {"REACH": 0.2, "STEPS": 2}),
+     {"REACH": 0.2, "STEPS": 2, "NARROWER_REACH": 0.2}),
     (5012, ("tray", "ring", (1280, 720)), 7, "test_0008.jpg", top_face, {"NARROWER": 1.0}),
+    (5019, ("felt", "window", (640, 480)), 7, "test_0008.jpg", top_face,
+     {"NARROWER_REACH": top_face.REACH}),
     pytest.param(5035, ("laminate", "window", (640, 480)), 8, "test_0009.jpg", set_reader,
                  {"dice_at_peaks": lambda *_: []}, marks=pytest.mark.skipif(
                      int(cv2.__version__.split(".")[0]) < 5,
@@ -152,9 +156,11 @@ def test_a_tilted_die_is_read_whole_only_with_each_look_beyond_its_centre(
     """3-D tuning sets, the camera at a slant, each roll read whole, and not without one look.
     Set 5021 (neoprene under a lamp): a lone 2 goes unread unless the finder looks a step aside
     the candidates it turned down (``uncalibrated.ASIDE``). Set 5043 (felt by a window):
-    a 2 is misread unless the top-face grid reaches 0.3 of a width (the grid reaching
-    0.2 did not). Set 5012 (a tray under a ring light): a 4 is read as a 3 unless its top face
-    is looked for at 0.8 of its read width too (``top_face.NARROWER``). Set 5035
+    a 2 is misread unless the top-face grids reach 0.3 of a width (both reaching 0.2
+    did not). Set 5012 (a tray under a ring light): a 4 is read as a 3 unless its top face
+    is looked for at 0.8 of its read width too (``top_face.NARROWER``). Set 5019 (felt by a
+    window): a 3 read 1.5 times as wide as its top face is read as the fuel symbol unless the
+    narrower grid reaches beyond 0.3 of its width (``top_face.NARROWER_REACH``). Set 5035
     (laminate by a window): two tilted 2s go unread unless their die-map peaks are searched
     (``top_face.dice_at_peaks``)."""
     surface, light, resolution = table
