@@ -67,7 +67,7 @@ def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Temp
     frames; so, 89 of 96 frames ran it once against 62, and the 48 tuning sets read 666 rolls
     of 720 against 664 (OpenCV 4.6: 660 against 658), a roll fewer read wrong without asking
     (4.6: two; bench/results/2026-12-06-reach-one-map.md)."""
-    die = die_px or dice_width(seen, look, frame.image.shape)
+    die = dice_width(seen, look, frame.image.shape) if die_px is None else die_px
     peaks = frame.peaks(MISSED_PEAK, die, lift)
     out = fuel_faces(frame.image, seen, look, templates, read, peaks)
     return out + fuel_at_peaks(frame.image, peaks, [*out, *read], die, look, templates)
