@@ -225,7 +225,7 @@ class Placed(Protocol):
     def size(self) -> float: ...
 
 
-def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Templates,
+def recentred(frame: FrameMap, found: list[BodyRead], reads: TemplateReads,
               lift: float = 1.0) -> list[BodyRead]:
     """The body path's dice, each read again at a strong die-map peak that lies on its body but
     off every die's centre (``OFF_CENTRE``), and replaced where that reads another face surer
@@ -234,7 +234,7 @@ def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Tem
     an orange 1 read as the fuel symbol on its side at 0.69, and at the map's peak on its top
     as a 1 at 1.0. On the 24 3-D tuning sets 301 -> 303 rolls of 360, flat hard sets 0.952
     either way; without the "off every die's centre" bar, a peak on a neighbouring die read
-    again lost a flat hard roll. ``lift``: as ``missed_dice``."""
+    again lost a flat hard roll. ``reads``, ``lift``: as ``missed_dice``."""
     if not found:
         return found
     die = float(np.median([r.size for r in found]))
@@ -245,7 +245,7 @@ def recentred(frame: FrameMap, found: list[BodyRead], look: Look, templates: Tem
         on = [i for i, r in enumerate(out) if on_die(peak, r, die)]
         if not on:
             continue  # off every die: ``missed_dice`` looks at it
-        read = surest_read(frame.image, (peak.x, peak.y), die, look, templates)
+        read = reads.at((peak.x, peak.y), die)
         if read is None:
             continue
         for i in on:
@@ -265,7 +265,7 @@ class Missed(NamedTuple):
     weak: list[Peak]
 
 
-def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates: Templates,
+def missed_dice(frame: FrameMap, found: Sequence[Placed], reads: TemplateReads,
                 lift: float = 1.0, read: Sequence[Placed] = ()) -> Missed:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
     pips): the die map's peaks away from every die found, each read like any die of the set
@@ -276,11 +276,11 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
     the stronger peak is its top): it goes unread with it, to the face networks, and is not
     read by the templates, which read a side face of a tilted 4 as a sure fuel symbol that
     then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer,
-    and is passed on apart (``Missed.weak``). ``lift``: the gamma the map's frame is lifted by
-    (``diemap.tone_lift``). ``read``: dice another reader already read surely with these
-    templates; peaks on them are not read again."""
-    image = frame.image
-    die = dice_width(found, look, image.shape)
+    and is passed on apart (``Missed.weak``). ``reads``: the set's template reads of the frame;
+    ``lift``: the gamma the map's frame is lifted by (``diemap.tone_lift``). ``read``: dice
+    another reader already read surely with these templates; peaks on them are not read
+    again."""
+    die = dice_width(found, reads.look, frame.image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
     weak_unread: list[Peak] = []
@@ -292,7 +292,7 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], look: Look, templates:
             unread.append(peak)
             continue
         weak = peak.score < WEAK_PEAK
-        best = surest_read(image, (peak.x, peak.y), die, look, templates)
+        best = reads.at((peak.x, peak.y), die)
         if best is not None and best.confidence >= (SURE if weak else MISSED_SURE):
             extra.append(best)
         else:
@@ -341,3 +341,24 @@ def edge_turn(image: np.ndarray, centre: tuple[float, float], die: float) -> flo
     re = float(((c2 * c2 - s2 * s2) / m2 * weight).sum())
     im = float((2 * c2 * s2 / m2 * weight).sum())
     return float(np.degrees(np.arctan2(im, re)) / 4) % 90
+
+
+class TemplateReads:
+    """One dice set's template reads of one frame (``surest_read``), each place read once: the
+    search for the dice the masks missed, the fuel search beside them and the networks' fuel
+    search read many of the same die-map peaks at the same width. On the 48 3-D tuning sets
+    315 of 2,902 reads were repeats, most on the sets with the most doubtful dice
+    (bench/results/2026-12-07-shared-reads.md)."""
+
+    def __init__(self, image: np.ndarray, look: Look, templates: Templates) -> None:
+        self.image = image
+        self.look = look
+        self.templates = templates
+        self._done: dict[tuple[float, float, float], BodyRead | None] = {}
+
+    def at(self, centre: tuple[float, float], die: float) -> BodyRead | None:
+        """``surest_read`` of the die ``die`` pixels wide whose top face is near ``centre``."""
+        key = (float(centre[0]), float(centre[1]), float(die))
+        if key not in self._done:
+            self._done[key] = surest_read(self.image, centre, die, self.look, self.templates)
+        return self._done[key]

@@ -35,6 +35,13 @@ dice-real's dice fall, well inside training's 8-64 px. The frame is shrunk by a 
 which OpenCV's area averaging does three times faster (0.7 against 1.9 ms for a 1280x720
 frame), and to no more than twice ``WORK_SIDE``."""
 
+THREADS = 2
+"""Threads the map network runs on: a whole frame (320 x 184 working pixels) is the one piece
+of a frame's work big enough to share out. On this 2-core x86 machine a 1280x720 frame's run
+took a median 1.9 ms against 3.3 on one thread; with another process keeping one core busy,
+3.4 against 3.3 (``bench/results/2026-12-07-shared-reads.md``). The face networks' batches
+gain little (66 crops: 3.9 against 4.1 ms) and stay on one thread."""
+
 STRIDE = 4
 """Pixels of the working frame per cell of the map."""
 
@@ -156,7 +163,7 @@ class DieMap:
     """The trained map network: a frame in, the peaks of its die-centre map out."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
-        self._session, self._input = load_session(path, "die map")
+        self._session, self._input = load_session(path, "die map", THREADS)
 
     def outputs(self, image: np.ndarray, die_px: float | None = None, lift: float = 1.0
                 ) -> tuple[np.ndarray, float]:

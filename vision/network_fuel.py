@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.bodies import MISSED_PEAK, Placed, dice_width, on_die, surest_read
-from vision.body_face import BodyRead, Look, Templates
+from vision.bodies import MISSED_PEAK, Placed, TemplateReads, dice_width, on_die
+from vision.body_face import BodyRead, Look
 from vision.confidence import SURE
 from vision.diemap import FrameMap, Peak
 from vision.uncalibrated import Seen
@@ -49,7 +49,7 @@ their peaks (tuning set 5004, photo 5); the networks' dice have the same bar
 (``set_reader.NETWORK_WIDTHS``)."""
 
 
-def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Templates,
+def with_fuel(frame: FrameMap, seen: Sequence[Seen], reads: TemplateReads,
               read: Sequence[Placed] = (), die_px: float | None = None, lift: float = 1.0
               ) -> list[Seen | BodyRead]:
     """The network's dice in ``frame`` with the fuel faces among them read as fuel
@@ -59,32 +59,32 @@ def with_fuel(frame: FrameMap, seen: Sequence[Seen], look: Look, templates: Temp
     same templates, which are not read again: on the tuning sets the same 601 rolls of 720, and
     the frames over 30 ms 1.8 ms faster on average (bench/results/2026-12-04-two-views.md).
 
-    ``lift``: the set's tone lift (``diemap.tone_lift``), so a dark set's templates read its
-    lifted map, as its body path does; ``die_px``: the body path's die width where it read the
-    frame, so they read the peaks of the very map run it searched (``diemap.FrameMap``), else
-    the network's dice give the width. At the width of the network's dice (their crops run
-    wider) and in the frame's own tones, the map ran again in a third of the tuning sets'
-    frames; so, 89 of 96 frames ran it once against 62, and the 48 tuning sets read 666 rolls
-    of 720 against 664 (OpenCV 4.6: 660 against 658), a roll fewer read wrong without asking
-    (4.6: two; bench/results/2026-12-06-reach-one-map.md)."""
-    die = dice_width(seen, look, frame.image.shape) if die_px is None else die_px
+    ``reads``: the set's template reads of the frame (``bodies.TemplateReads``), shared with its
+    body path; ``lift``: the set's tone lift (``diemap.tone_lift``), so a dark set's templates read
+    its lifted map, as its body path does; ``die_px``: the body path's die width where it read the
+    frame, so they read the peaks of the very map run it searched (``diemap.FrameMap``), else the
+    network's dice give the width. At the width of the network's dice (their crops run wider) and
+    in the frame's own tones, the map ran again in a third of the tuning sets' frames; so, 89 of 96
+    frames ran it once against 62, and the 48 tuning sets read 666 rolls of 720 against 664 (OpenCV
+    4.6: 660 against 658), a roll fewer read wrong without asking (4.6: two;
+    bench/results/2026-12-06-reach-one-map.md)."""
+    die = dice_width(seen, reads.look, frame.image.shape) if die_px is None else die_px
     peaks = frame.peaks(MISSED_PEAK, die, lift)
-    out = fuel_faces(frame.image, seen, look, templates, read, peaks)
-    return out + fuel_at_peaks(frame.image, peaks, [*out, *read], die, look, templates)
+    out = fuel_faces(seen, reads, read, peaks)
+    return out + fuel_at_peaks(peaks, [*out, *read], die, reads)
 
 
-def fuel_faces(image: np.ndarray, seen: Sequence[Seen], look: Look, templates: Templates,
-               read: Sequence[Placed] = (), peaks: Sequence[Peak] = ()) -> list[Seen | BodyRead]:
+def fuel_faces(seen: Sequence[Seen], reads: TemplateReads, read: Sequence[Placed] = (),
+               peaks: Sequence[Peak] = ()) -> list[Seen | BodyRead]:
     """The network's dice, each read as a 1 or unsure (below ``confidence.SURE``, whatever its
     face: the table would ask about it) read again with the set's templates, except those on
     a die of ``read`` (as ``with_fuel``): a sure fuel reading replaces the network's."""
-    return [_fuel_or(s, image, look, templates, peaks)
+    return [_fuel_or(s, reads, peaks)
             if (s.face == "1" or s.confidence < SURE)
             and not any(on_die(s, die, 0.0) for die in read) else s for s in seen]
 
 
-def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates,
-             peaks: Sequence[Peak]) -> Seen | BodyRead:
+def _fuel_or(die: Seen, reads: TemplateReads, peaks: Sequence[Peak]) -> Seen | BodyRead:
     """The die read as fuel if the set's templates are sure of it, at its centre or at a die-map
     peak on it (at the peak's width), else as the network read it. The finder can find a die
     a step aside of its peak (``uncalibrated.ASIDE``), off the symbol's centre and wider than
@@ -93,14 +93,14 @@ def _fuel_or(die: Seen, image: np.ndarray, look: Look, templates: Templates,
     places = [(die.x, die.y, die.size)] + [(p.x, p.y, p.width) for p in peaks
                                            if on_die(p, die, 0.0)]
     for x, y, width in places:
-        read = surest_read(image, (x, y), width, look, templates)
+        read = reads.at((x, y), width)
         if read is not None and read.face == FUEL and read.confidence >= FUEL_SURE:
             return read
     return die
 
 
-def fuel_at_peaks(image: np.ndarray, peaks: Sequence[Peak], taken: Sequence[Placed], die: float,
-                  look: Look, templates: Templates) -> list[BodyRead]:
+def fuel_at_peaks(peaks: Sequence[Peak], taken: Sequence[Placed], die: float,
+                  reads: TemplateReads) -> list[BodyRead]:
     """The fuel dice at the die map's ``peaks`` that no die of ``taken`` lies on (``on_die``,
     the frame's dice ``die`` wide): each peak at least ``FUEL_PEAK_WIDTH`` wide, strongest
     first, read by the set's templates at the frame's die width (``surest_read``) at the peak
@@ -122,7 +122,7 @@ def fuel_at_peaks(image: np.ndarray, peaks: Sequence[Peak], taken: Sequence[Plac
         if peak.width < FUEL_PEAK_WIDTH * die or on_a_die(peak):
             continue
         for place in around(peak, die):
-            read = surest_read(image, place, die, look, templates)
+            read = reads.at(place, die)
             if (read is not None and read.face == FUEL and read.confidence >= FUEL_SURE
                     and not on_a_die(read)):
                 out.append(read)

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.bodies import OVERLAP, Placed, missed_dice, read_bodies, recentred
+from vision.bodies import OVERLAP, Placed, TemplateReads, missed_dice, read_bodies, recentred
 from vision.body_face import BodyRead, pip_templates
 from vision.body_mask import unit_colour
 from vision.confidence import SURE
@@ -169,6 +169,7 @@ class SetReader:
         self.profile = profile
         look = profile.look()
         self._body = None if look is None else unit_colour(np.array(look.body, np.float32))
+        self._set_look = look
         self._look = None if profile.network_reads else look
         self._lift = tone_lift(look.body) if look else 1.0
         self._templates = pip_templates(look) if look else None
@@ -181,42 +182,50 @@ class SetReader:
         none of the set's own dice: where the body path finds no die and the networks read the
         frame (``read_without_own``), which a household needs only if this set wins
         (``reader.DiceReader.read``)."""
-        if self._look is not None and self._templates is not None:
-            reading = self._read_bodies(image_bgr, networks)
+        reads = self._template_reads(image_bgr)
+        if self._look is not None and reads is not None:
+            reading = self._read_bodies(networks, reads)
             # without the networks the pip-first reader reads instead, its dice the set's own
             if reading is not None or self._nets is not None:
                 return reading
-        return self.read_without_own(image_bgr, networks)
+        return self.read_without_own(image_bgr, networks, reads)
 
-    def _read_bodies(self, image_bgr: np.ndarray, networks: FrameNetworks
-                     ) -> SetReading | None:
+    def _template_reads(self, image_bgr: np.ndarray) -> TemplateReads | None:
+        """A frame's reads by the set's own templates, which its body path and its fuel search
+        share; None for a set calibration learned no templates for."""
+        if self._set_look is None or self._templates is None:
+            return None
+        return TemplateReads(image_bgr, self._set_look, self._templates)
+
+    def _read_bodies(self, networks: FrameNetworks, reads: TemplateReads) -> SetReading | None:
         """The body path's reading (the module docstring says how); None when it finds no die
         (the set's colours do not single dice out, or find none)."""
         assert self._look is not None and self._templates is not None
-        found = read_bodies(image_bgr, self._look, self._templates, frame=networks.map,
+        found = read_bodies(reads.image, self._look, self._templates, frame=networks.map,
                             lift=self._lift)
         if found is None:
             return None
-        found = recentred(networks.map, found, self._look, self._templates, self._lift)
-        missed = missed_dice(networks.map, found, self._look, self._templates, self._lift)
+        found = recentred(networks.map, found, reads, self._lift)
+        missed = missed_dice(networks.map, found, reads, self._lift)
         bodies = [*found, *missed.dice]
         if not bodies:
             return None
         die = float(np.median([b.size for b in bodies]))
-        dice = [*bodies, *self._beside(image_bgr, bodies, die, missed.unread)]
-        dice += self._at_weak_peaks(image_bgr, dice, die, missed.weak)
+        dice = [*bodies, *self._beside(reads, bodies, die, missed.unread)]
+        dice += self._at_weak_peaks(reads, dice, die, missed.weak)
         if self._nets is not None and (missed.unread or any(
                 d.confidence < SURE for d in dice)):
             sure = [d for d in bodies if d.confidence >= SURE]
-            dice = merged(dice, self._by_network(networks, die, sure))
+            dice = merged(dice, self._by_network(networks, reads, die, sure))
         return SetReading(dice, 1.0, bodies)
 
-    def read_without_own(self, image_bgr: np.ndarray, networks: FrameNetworks) -> SetReading:
+    def read_without_own(self, image_bgr: np.ndarray, networks: FrameNetworks,
+                         reads: TemplateReads | None = None) -> SetReading:
         """The frame read without the set's body path (none, or it found no die): by the
         networks, with the set's fuel templates, or by the pip-first reader (the module
-        docstring says which)."""
+        docstring says which). ``reads``: the set's template reads of the frame so far."""
         if self._nets is not None:
-            seen = self._by_network(networks)
+            seen = self._by_network(networks, reads or self._template_reads(image_bgr))
             if self._look is not None:
                 # read by the networks where the body path found nothing: none is its own
                 return SetReading(seen, 1.0, [])
@@ -224,13 +233,13 @@ class SetReader:
         best: tuple[float, Frame, list[FaceRead]] | None = None
         for die_frame in die_size_candidates(image_bgr):
             frame = prepare(image_bgr, die_frame)
-            reads = self._read_frame(frame)
-            evidence = sum(r.confidence * r.spots - DIE_COST for r in reads)
+            found = self._read_frame(frame)
+            evidence = sum(r.confidence * r.spots - DIE_COST for r in found)
             if best is None or evidence > best[0]:
-                best = (evidence, frame, reads)
+                best = (evidence, frame, found)
         assert best is not None
-        _, frame, reads = best
-        return SetReading(reads, frame.scale, reads)
+        _, frame, found = best
+        return SetReading(found, frame.scale, found)
 
     def _own_colour(self, image_bgr: np.ndarray, seen: Sequence[Read]) -> Sequence[Read]:
         """Of the dice the networks read, those showing the set's body colour (``OWN_COLOUR``):
@@ -260,18 +269,19 @@ class SetReader:
         distances: np.ndarray = np.linalg.norm(middles - self._body, axis=1)
         return distances
 
-    def _by_network(self, networks: FrameNetworks, die_px: float | None = None,
-                    read: Sequence[BodyRead] = ()) -> Sequence[Read]:
+    def _by_network(self, networks: FrameNetworks, reads: TemplateReads | None,
+                    die_px: float | None = None, read: Sequence[BodyRead] = ()
+                    ) -> Sequence[Read]:
         """The dice as the face networks read them (``FrameNetworks.dice``), fuel faces by the
-        set's templates, except on the dice the body path ``read`` surely (``with_fuel``)."""
+        set's templates (``reads``), except on the dice the body path ``read`` surely
+        (``with_fuel``)."""
         assert self._nets is not None
         seen = self._off_marks(networks.dice(die_px, self._lift), networks.image.shape)
-        if self._fuel_look is not None and self._templates is not None:
-            return with_fuel(networks.map, seen, self._fuel_look, self._templates, read,
-                             die_px, self._lift)
+        if self._fuel_look is not None and reads is not None:
+            return with_fuel(networks.map, seen, reads, read, die_px, self._lift)
         return seen
 
-    def _beside(self, image_bgr: np.ndarray, bodies: Sequence[Read], die: float,
+    def _beside(self, reads: TemplateReads, bodies: Sequence[Read], die: float,
                 unread: Sequence[Peak]) -> Sequence[Read]:
         """The face networks' reading of the die map's peaks the set's templates could not read
         (``missed_dice``), kept where they find a die about as wide as the set's dice
@@ -288,9 +298,10 @@ class SetReader:
         median frame alike. Fuel dice, which the networks do not know, are read at the peaks
         no die lies on by the set's templates (``network_fuel.fuel_at_peaks``). ``bodies``
         holds at least one die (a frame where the body path found none is the networks'
-        alone), ``die`` their median width."""
+        alone), ``die`` their median width; ``reads``: the set's template reads of the frame."""
         if self._nets is None or not unread:
             return []
+        image_bgr = reads.image
         places = [Candidate(p.x, p.y, p.width) for p in unread]
         crop_px = float(np.median([p.width for p in unread]))
         read = read_candidates(image_bgr, places, crop_px, self._nets)
@@ -298,19 +309,17 @@ class SetReader:
                  if not any(one_die(d, r) for r in read)]
         beside = [d for d in self._off_marks(read, image_bgr.shape)
                   if as_wide_as_the_set(d, die) and not any(one_die(d, b) for b in bodies)]
-        if self._fuel_look is None or self._templates is None:
+        if self._fuel_look is None:
             return beside
-        return [*fuel_faces(image_bgr, beside, self._fuel_look, self._templates),
-                *fuel_at_peaks(image_bgr, unread, [*bodies, *read], die, self._fuel_look,
-                               self._templates)]
+        return [*fuel_faces(beside, reads), *fuel_at_peaks(unread, [*bodies, *read], die, reads)]
 
-    def _at_weak_peaks(self, image_bgr: np.ndarray, dice: Sequence[Read], die: float,
+    def _at_weak_peaks(self, reads: TemplateReads, dice: Sequence[Read], die: float,
                        weak: Sequence[Peak]) -> list[Read]:
         """The dice at the weak die-map peaks the templates could not read (``weak``), read as
         ``_beside`` reads the strong ones and kept where read ``WEAK_PEAK_SURE`` or surer in
         the set's body colour; ``dice``: those read already, ``die`` their median width."""
-        found = self._beside(image_bgr, dice, die, weak)
-        return [d for d in self._own_colour(image_bgr, found) if d.confidence >= WEAK_PEAK_SURE]
+        found = self._beside(reads, dice, die, weak)
+        return [d for d in self._own_colour(reads.image, found) if d.confidence >= WEAK_PEAK_SURE]
 
     def _off_marks(self, seen: list[Seen], shape: tuple[int, ...]) -> list[Seen]:
         """The networks' dice but those on a mark of the table (``Profile.table_marks``, as

@@ -6,7 +6,8 @@ threads spinning for each piece costs more than the piece. OpenBLAS's own thread
 calibrated path five times slower on this 2-core machine while another process ran (frames of
 dice the calibration did not describe: 406 ms median against 77 ms on one thread), and the
 daemon on a Pi always runs beside its web server. ONNX Runtime's sessions are set to one
-thread where they are made (``onnx_session.py``).
+thread where they are made (``onnx_session.py``), but for the die map's: a whole frame through
+its network is the one piece worth two threads, which do not spin (``diemap.THREADS``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.bodies import missed_dice, read_bodies, recentred
+from vision.bodies import TemplateReads, missed_dice, read_bodies, recentred
 from vision.body_face import BodyRead, pip_templates
 from vision.calibration import calibrate
 from vision.diemap import DieMap, FrameMap, tone_lift
@@ -72,7 +72,8 @@ def wild_roll(folder: Path, photo: int, seed: int, *, surface: str, light: str,
     frame, lift = FrameMap(DieMap(), image), tone_lift(look.body)
     found = read_bodies(image, look, templates, frame=frame, lift=lift)
     assert found is not None
-    found = recentred(frame, found, look, templates, lift)
-    missed = missed_dice(frame, found, look, templates, lift).dice
+    reads = TemplateReads(image, look, templates)
+    found = recentred(frame, found, reads, lift)
+    missed = missed_dice(frame, found, reads, lift).dice
     return WildRoll(profile, image, tuple(sorted(d.face for d in line.dice)), found + missed,
                     line.dice)

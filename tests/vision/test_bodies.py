@@ -19,6 +19,7 @@ from vision.bodies import (
     MISSED_PEAK,
     OFF_CENTRE,
     WEAK_PEAK,
+    TemplateReads,
     _apart,
     _evidence,
     edge_turn,
@@ -400,7 +401,8 @@ def test_dice_the_body_mask_misses_are_found_by_the_die_map() -> None:
     templates = pip_templates(look)
     bodies = read_bodies(scene.image, look, templates)
     assert bodies is not None and [r.face for r in bodies] == ["fuel"]
-    missed = missed_dice(FrameMap(DieMap(), scene.image), bodies, look, templates)
+    missed = missed_dice(FrameMap(DieMap(), scene.image), bodies,
+                         TemplateReads(scene.image, look, templates))
     assert [r.face for r in missed.dice] in (["2"], ["2", "2"])
     for two in (d for d in scene.dice if d.face == "2"):
         assert min(np.hypot(r.x - two.x, r.y - two.y) for r in [*missed.dice, *missed.unread]
@@ -441,7 +443,8 @@ def test_a_peak_on_bare_floor_goes_to_the_networks_weak_ones_apart(score: float)
     h, w = scene.image.shape[:2]
     floor = (0.25 * w if scene.dice[0].x > w / 2 else 0.75 * w, 0.5 * h)
     frame = _GivenPeaks(scene.image, [Peak(*floor, size, score)])
-    missed = missed_dice(frame, [], look, pip_templates(look))  # type: ignore[arg-type]
+    reads = TemplateReads(scene.image, look, pip_templates(look))
+    missed = missed_dice(frame, [], reads)  # type: ignore[arg-type]
     assert missed.dice == []
     weak = score < WEAK_PEAK
     assert (len(missed.unread), len(missed.weak)) == ((0, 1) if weak else (1, 0))
@@ -455,7 +458,8 @@ def test_a_die_at_a_weak_peak_read_surely_is_kept(score: float) -> None:
     look, scene, size = _plain_three()
     die = scene.dice[0]
     frame = _GivenPeaks(scene.image, [Peak(die.x, die.y, size, score)])
-    missed = missed_dice(frame, [], look, pip_templates(look))  # type: ignore[arg-type]
+    reads = TemplateReads(scene.image, look, pip_templates(look))
+    missed = missed_dice(frame, [], reads)  # type: ignore[arg-type]
     assert [r.face for r in missed.dice] == ["3"]
     assert missed.dice[0].confidence >= SURE
 
@@ -536,6 +540,7 @@ def test_a_die_read_off_its_top_is_read_again_at_the_maps_peak(tmp_path: Path) -
 
     before, off = on_the_four(found)
     assert before.face != "4" and before.confidence < SURE and off > OFF_CENTRE
-    after, off = on_the_four(recentred(FrameMap(DieMap(), roll.image), found, look, templates,
+    reads = TemplateReads(roll.image, look, templates)
+    after, off = on_the_four(recentred(FrameMap(DieMap(), roll.image), found, reads,
                                        tone_lift(look.body)))
     assert after.face == "4" and after.confidence >= SURE and off < 0.2

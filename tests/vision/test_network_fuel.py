@@ -13,7 +13,7 @@ import pytest
 
 from tests.vision.helpers import calibrated_reader, wild_roll
 from vision import bodies, network_fuel, set_reader
-from vision.bodies import on_die, read_bodies
+from vision.bodies import TemplateReads, on_die, read_bodies
 from vision.body_face import BodyRead, Look, Templates, pip_templates
 from vision.confidence import SURE
 from vision.diemap import Peak
@@ -75,13 +75,13 @@ def test_the_fuel_search_leaves_the_dice_the_body_path_read_surely_alone(
         looked_at.append(centre)
         return real_read(image, centre, *args)
 
-    for module in (bodies, network_fuel):  # the turned-down peaks' search, and the 1s'
-        monkeypatch.setattr(module, "surest_read", recorded)
-    alone = with_fuel(frame.map, frame.dice(), look, templates)
+    monkeypatch.setattr(bodies, "surest_read", recorded)
+    alone = with_fuel(frame.map, frame.dice(), TemplateReads(scene.image, look, templates))
     assert sum(d.face == "fuel" for d in alone) == 2
     assert any(on_die(Peak(x, y, 0.0, 1.0), d, 0.0) for x, y in looked_at for d in sure)
     looked_at.clear()
-    beside = with_fuel(frame.map, frame.dice(), look, templates, sure)
+    beside = with_fuel(frame.map, frame.dice(), TemplateReads(scene.image, look, templates),
+                       sure)
     assert not any(on_die(Peak(x, y, 0.0, 1.0), d, 0.0) for x, y in looked_at for d in sure)
     assert all(d.face != "fuel" or not any(on_die(d, s, 0.0) for s in sure) for d in beside)
 
@@ -96,11 +96,11 @@ def test_the_fuel_dice_at_peaks_are_read_once_each_and_never_on_a_die_already_re
     die = float(np.median([d.size for d in scene.dice]))
     peaks = [Peak(d.x, d.y, d.size, 0.9) for d in scene.dice]
     peaks.append(Peak(fuel[0].x + 0.2 * die, fuel[0].y, die, 0.6))  # the same die again
-    found = fuel_at_peaks(scene.image, peaks, [], die, look, templates)
+    found = fuel_at_peaks(peaks, [], die, TemplateReads(scene.image, look, templates))
     assert len(found) == 2
     assert all(any(np.hypot(f.x - d.x, f.y - d.y) < 0.3 * die for f in found) for d in fuel)
     taken = [BodyRead("fuel", 1.0, fuel[0].x, fuel[0].y, die)]
-    again = fuel_at_peaks(scene.image, peaks, taken, die, look, templates)
+    again = fuel_at_peaks(peaks, taken, die, TemplateReads(scene.image, look, templates))
     assert len(again) == 1 and np.hypot(again[0].x - fuel[1].x, again[0].y - fuel[1].y) < 0.3 * die
 
 
@@ -115,12 +115,12 @@ def test_a_fuel_die_beside_its_peak_is_found_around_it_and_a_narrow_peak_is_no_d
     [fuel] = [d for d in scene.dice if d.face == "fuel"]
     die = float(np.median([d.size for d in scene.dice]))
     off = [Peak(fuel.x + 0.45 * die, fuel.y, die, 0.9)]
-    [found] = fuel_at_peaks(scene.image, off, [], die, look, templates)
+    [found] = fuel_at_peaks(off, [], die, TemplateReads(scene.image, look, templates))
     assert np.hypot(found.x - fuel.x, found.y - fuel.y) < 0.2 * die
     narrow = [Peak(fuel.x, fuel.y, 0.35 * die, 0.9)]
-    assert fuel_at_peaks(scene.image, narrow, [], die, look, templates) == []
+    assert fuel_at_peaks(narrow, [], die, TemplateReads(scene.image, look, templates)) == []
     monkeypatch.setattr(network_fuel, "FUEL_AROUND", 0.0)
-    assert fuel_at_peaks(scene.image, off, [], die, look, templates) == []
+    assert fuel_at_peaks(off, [], die, TemplateReads(scene.image, look, templates)) == []
 
 
 @pytest.mark.slow
@@ -142,3 +142,23 @@ def test_a_fuel_die_beside_a_stronger_unread_peak_is_read_by_the_templates(
     monkeypatch.setattr(set_reader, "fuel_at_peaks", lambda *_: [])
     monkeypatch.setattr(network_fuel, "fuel_at_peaks", lambda *_: [])
     assert DiceReader(roll.profile, max_dice=64).read(roll.image).key != roll.truth
+
+
+@pytest.mark.slow
+def test_a_set_reads_each_place_of_a_frame_with_its_templates_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The roll of the test above: the search beside the body path's dice and the networks'
+    fuel search both read the peaks the templates could not read, at the same places; each
+    place is read once a frame (``bodies.TemplateReads``), where before each search read it
+    again (9 reads, 4 of them repeats, on either OpenCV version), and the roll reads whole."""
+    roll = wild_roll(tmp_path, 0, 5029, surface="laminate", light="lamp", resolution=(1280, 720))
+    places: list[tuple[float, float, float]] = []
+    real_read = bodies.surest_read
+
+    def recorded(image: np.ndarray, centre: tuple[float, float], die: float, *args: Any) -> Any:
+        places.append((centre[0], centre[1], die))
+        return real_read(image, centre, die, *args)
+
+    monkeypatch.setattr(bodies, "surest_read", recorded)
+    assert DiceReader(roll.profile, max_dice=64).read(roll.image).key == roll.truth
+    assert places and len(set(places)) == len(places), places
