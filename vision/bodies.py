@@ -346,9 +346,8 @@ def edge_turn(image: np.ndarray, centre: tuple[float, float], die: float) -> flo
 class TemplateReads:
     """One dice set's template reads of one frame (``surest_read``), each place read once: the
     search for the dice the masks missed, the fuel search beside them and the networks' fuel
-    search read many of the same die-map peaks at the same width. On the 48 3-D tuning sets
-    315 of 2,902 reads were repeats, most on the sets with the most doubtful dice
-    (bench/results/2026-12-07-shared-reads.md)."""
+    search read many of the same die-map peaks at the same width: on the 48 3-D tuning sets 315
+    of 2,902 reads were repeats (bench/results/2026-12-07-shared-reads.md)."""
 
     def __init__(self, image: np.ndarray, look: Look, templates: Templates) -> None:
         self.image = image

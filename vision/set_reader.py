@@ -169,7 +169,6 @@ class SetReader:
         self.profile = profile
         look = profile.look()
         self._body = None if look is None else unit_colour(np.array(look.body, np.float32))
-        self._set_look = look
         self._look = None if profile.network_reads else look
         self._lift = tone_lift(look.body) if look else 1.0
         self._templates = pip_templates(look) if look else None
@@ -192,10 +191,11 @@ class SetReader:
 
     def _template_reads(self, image_bgr: np.ndarray) -> TemplateReads | None:
         """A frame's reads by the set's own templates, which its body path and its fuel search
-        share; None for a set calibration learned no templates for."""
-        if self._set_look is None or self._templates is None:
+        share; None for a set that reads no frame by them."""
+        look = self._look if self._look is not None else self._fuel_look
+        if look is None or self._templates is None:
             return None
-        return TemplateReads(image_bgr, self._set_look, self._templates)
+        return TemplateReads(image_bgr, look, self._templates)
 
     def _read_bodies(self, networks: FrameNetworks, reads: TemplateReads) -> SetReading | None:
         """The body path's reading (the module docstring says how); None when it finds no die
@@ -225,7 +225,9 @@ class SetReader:
         networks, with the set's fuel templates, or by the pip-first reader (the module
         docstring says which). ``reads``: the set's template reads of the frame so far."""
         if self._nets is not None:
-            seen = self._by_network(networks, reads or self._template_reads(image_bgr))
+            if reads is None:
+                reads = self._template_reads(image_bgr)
+            seen = self._by_network(networks, reads)
             if self._look is not None:
                 # read by the networks where the body path found nothing: none is its own
                 return SetReading(seen, 1.0, [])
