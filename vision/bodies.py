@@ -266,7 +266,7 @@ class Missed(NamedTuple):
 
 
 def missed_dice(frame: FrameMap, found: Sequence[Placed], reads: TemplateReads,
-                lift: float = 1.0, read: Sequence[Placed] = ()) -> Missed:
+                lift: float = 1.0) -> Missed:
     """Dice the body masks missed (a dark die on a dark floor, a die cut in two by glare on its
     pips): the die map's peaks away from every die found, each read like any die of the set
     (``surest_read``), kept where that reading is sure enough. The map knows dice by their
@@ -277,16 +277,14 @@ def missed_dice(frame: FrameMap, found: Sequence[Placed], reads: TemplateReads,
     read by the templates, which read a side face of a tilted 4 as a sure fuel symbol that
     then hid the 4 (tuning set 5018). Any other weak peak (``WEAK_PEAK``) must read surer,
     and is passed on apart (``Missed.weak``). ``reads``: the set's template reads of the frame;
-    ``lift``: the gamma the map's frame is lifted by (``diemap.tone_lift``). ``read``: dice
-    another reader already read surely with these templates; peaks on them are not read
-    again."""
+    ``lift``: the gamma the map's frame is lifted by (``diemap.tone_lift``)."""
     die = dice_width(found, reads.look, frame.image.shape)
     extra: list[BodyRead] = []
     unread: list[Peak] = []
     weak_unread: list[Peak] = []
     peaks = sorted(frame.peaks(MISSED_PEAK, die, lift), key=lambda p: -p.score)
     for peak in peaks[:MISSED_LOOKS]:
-        if any(on_die(peak, r, die) for r in [*found, *extra, *read]):
+        if any(on_die(peak, r, die) for r in [*found, *extra]):
             continue
         if any(np.hypot(peak.x - p.x, peak.y - p.y) < OVERLAP * die for p in unread):
             unread.append(peak)
