@@ -31,13 +31,11 @@ from dataclasses import replace
 import numpy as np
 
 from vision.body_learn import read_back
-from vision.detect import Image
-from vision.profile import LabelledDie, Profile, learn_profile, table_mark
+from vision.profile import Profile, learn_profile, table_mark
 from vision.reader import DiceReader
 from vision.set_reader import shipped_networks
+from vision.shot_sets import Shot, dice_sets
 from vision.uncalibrated import read_unknown_dice
-
-Shot = tuple[Image, Sequence[LabelledDie]]
 
 MARK_CLEAR = 0.5
 """A die the networks read in a calibration shot is a mark of the table when no labelled die
@@ -56,8 +54,14 @@ readings with the networks; ``bench/calibration_bench.py``)."""
 def calibrate(shots: Iterable[Shot]) -> Profile:
     """Learn a dice set from labelled shots ("show each face once"), choose its reader
     (``chosen_reader``) and note the marks of the table the face networks take for dice
-    (``table_marks``)."""
-    shots = list(shots)
+    (``table_marks``). Shots of several sets (``shot_sets.dice_sets``) give a household
+    profile, each set calibrated on its own shots."""
+    first, *more = (_calibrated_set(shots) for shots in dice_sets(list(shots)))
+    return replace(first, more_sets=tuple(more))
+
+
+def _calibrated_set(shots: Sequence[Shot]) -> Profile:
+    """One dice set's profile, learned from its own shots."""
     return replace(chosen_reader(shots), table_marks=table_marks(shots))
 
 
@@ -115,7 +119,7 @@ def table_marks(shots: Sequence[Shot]) -> tuple[tuple[float, float, float], ...]
 def add_set(household: Profile, shots: Iterable[Shot]) -> Profile:
     """A household's profile with one more dice set, calibrated on that set's own shots (a
     household may own two sets and play with either without calibrating again)."""
-    return replace(household, more_sets=(*household.more_sets, calibrate(shots)))
+    return replace(household, more_sets=(*household.more_sets, *calibrate(shots).sets()))
 
 
 def held_out(shots: Sequence[Shot]) -> tuple[int, int]:

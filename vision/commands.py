@@ -134,27 +134,36 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not shots:
         print("no calibration shots found", file=sys.stderr)
         return 2
-    profile = add_set(Profile.load(args.out), shots) if args.add else calibrate(shots)
+    household = Profile.load(args.out) if args.add else None
+    profile = add_set(household, shots) if household else calibrate(shots)
     profile.save(args.out)
-    if profile.more_sets:
-        print(f"{args.out} now holds {len(profile.sets())} dice sets; the one just added:")
-        profile = profile.more_sets[-1]
+    print(f"profile written to {args.out}")
+    if household:
+        print(f"it now holds {len(profile.sets())} dice sets; the shots just added:")
+    learned = profile.sets()[len(household.sets()) if household else 0:]
+    if len(learned) > 1:
+        print(f"the shots show {len(learned)} dice sets, each calibrated on its own shots")
+    for number, one in enumerate(learned, 1):
+        _report_set(one, f"set {number}: " if len(learned) > 1 else "", shows_fuel(shots))
+    return 0
+
+
+def _report_set(profile: Profile, name: str, fuel_shown: bool) -> None:
+    """What calibration learned of one dice set, and what to do if it failed."""
     learned = profile.fuel or fuel_known(profile.look())
-    fuel = "learned" if learned else "not learned" if shows_fuel(shots) else "not shown"
-    print(f"profile written to {args.out}: faces seen {', '.join(profile.faces_seen)}; "
-          f"fuel symbol {fuel}")
+    fuel = "learned" if learned else "not learned" if fuel_shown else "not shown"
+    print(f"{name}faces seen {', '.join(profile.faces_seen)}; fuel symbol {fuel}")
     if profile.self_check is not None:
         right, dice = profile.self_check
         reader = "the face network" if profile.network_reads else "its body colour"
-        print(f"self-check: {right} of {dice} calibration dice read back right "
+        print(f"{name}self-check: {right} of {dice} calibration dice read back right "
               f"(less any seen that are not there); the set is read by {reader}")
     if profile.table_marks:
-        print(f"marks of the table taken for dice in the shots: {len(profile.table_marks)} "
-              "(not read as dice while the camera stays put)")
+        print(f"{name}marks of the table taken for dice in the shots: "
+              f"{len(profile.table_marks)} (not read as dice while the camera stays put)")
     warning = profile.calibration_warning()
     if warning:
-        print(f"warning: {warning}")
-    return 0
+        print(f"{name}warning: {warning}")
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import NamedTuple
@@ -15,7 +16,7 @@ from vision.diemap import DieMap, FrameMap, tone_lift
 from vision.evaluate import Label, calibration_shots, load_dataset, read_image
 from vision.profile import LabelledDie, Profile
 from vision.reader import DiceReader
-from vision.render import DiceStyle, Scene, random_faces, render_roll
+from vision.render import DiceStyle, Scene, random_faces, render_roll, write_dataset
 from vision.render_wild import write_wild_dataset
 
 
@@ -28,6 +29,18 @@ def calibration_shots_of(style: DiceStyle, conditions: str, *, width: int = 1280
                             conditions=conditions, width=width, height=height)
         shots.append((scene.image, [LabelledDie(d.face, d.x, d.y) for d in scene.dice]))
     return shots
+
+
+def household_dataset(folder: Path, seeds: tuple[int, ...], count: int) -> Path:
+    """One dataset (FORMAT.md) holding several flat-rendered sets, ``write_dataset``'s of each
+    seed: their calibration shots and ``count`` test photos each, in one ``labels.jsonl``."""
+    lines = []
+    for seed in seeds:
+        for line in write_dataset(folder / str(seed), count, seed).read_text().splitlines():
+            labelled = json.loads(line)
+            lines.append(json.dumps({**labelled, "image": f"{seed}/{labelled['image']}"}))
+    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
 
 
 def calibrated_reader(style: DiceStyle, conditions: str, *, width: int = 1280,

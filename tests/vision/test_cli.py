@@ -9,6 +9,7 @@ import cv2
 import pytest
 
 from companion.cli import main
+from tests.vision.helpers import household_dataset
 from vision.profile import Profile
 from vision.render import DiceStyle, render_roll, write_dataset
 
@@ -61,6 +62,16 @@ def test_a_second_dice_set_is_added_to_the_households_profile(
     assert "now holds 2 dice sets" in capsys.readouterr().out
     sets = Profile.load(profile).sets()
     assert len(sets) == 2 and sets[0].body_bgr != sets[1].body_bgr
+
+
+def test_a_dataset_of_two_sets_calibrates_each_on_its_own_shots(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, profile = household_dataset(tmp_path / "pool", (3, 11), 0), tmp_path / "dice.json"
+    assert main(["vision", "calibrate", "--dataset", str(data), "--out", str(profile)]) == 0
+    said = capsys.readouterr().out
+    assert "the shots show 2 dice sets" in said
+    assert "set 1: self-check" in said and "set 2: self-check" in said
+    assert len(Profile.load(profile).sets()) == 2
 
 
 def test_unreadable_image_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
