@@ -219,9 +219,10 @@ def evaluate(folder: Path, profile: Profile | None = None, *, max_dice: int = 64
              ) -> dict[str, Any]:
     """The whole FORMAT.md protocol for our reader on one dataset folder.
 
-    With no ``profile`` one is calibrated from the dataset's calibration lines (the default
-    profile if there are none). ``max_dice`` is lifted well above the table's 6 because
-    benchmark photos hold up to 25 dice.
+    With no ``profile`` one is calibrated from the dataset's calibration lines (a household's
+    where they show several sets, ``shot_sets``; the default profile if there are none).
+    ``max_dice`` is lifted well above the table's 6 because benchmark photos hold up to 25
+    dice.
     """
     lines = load_dataset(folder)
     if profile is None:
