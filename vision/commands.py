@@ -135,12 +135,12 @@ def _calibrate(args: argparse.Namespace) -> int:
         print("no calibration shots found", file=sys.stderr)
         return 2
     household = Profile.load(args.out) if args.add else None
-    profile = add_set(household, shots) if household else calibrate(shots)
+    profile = add_set(household, shots) if household is not None else calibrate(shots)
     profile.save(args.out)
     print(f"profile written to {args.out}")
-    if household:
+    if household is not None:
         print(f"it now holds {len(profile.sets())} dice sets; the shots just added:")
-    learned = profile.sets()[len(household.sets()) if household else 0:]
+    learned = profile.sets()[len(household.sets()) if household is not None else 0:]
     if len(learned) > 1:
         print(f"the shots show {len(learned)} dice sets, each calibrated on its own shots")
     for number, one in enumerate(learned, 1):

@@ -152,14 +152,15 @@ def shot_look(image: Image, dice: Sequence[LabelledDie]) -> ShotLook:
     pixels = image.astype(np.float32) + 1.0
     surface = np.ones(image.shape[:2], bool)
     middles = []
-    for d in dice:
-        x, y = int(d.x), int(d.y)
+    height, width = image.shape[:2]
+    for d in dice:  # a label off the frame is taken at its edge
+        x, y = min(max(int(d.x), 0), width - 1), min(max(int(d.y), 0), height - 1)
         half = max(2, int(BODY_BOX * die))
         box = pixels[max(0, y - half):y + half, max(0, x - half):x + half].reshape(-1, 3)
-        if len(box) and (d.face != "fuel" or all(o.face == "fuel" for o in dice)):
+        if d.face != "fuel" or all(o.face == "fuel" for o in dice):
             middles.append(np.median(box, axis=0))
         clear = int(CLEAR_OF_DICE * die)
         surface[max(0, y - clear):y + clear, max(0, x - clear):x + clear] = False
     body = np.median(middles, axis=0)
     floor = np.median(pixels[surface], axis=0) if surface.any() else body
-    return ShotLook((image.shape[0], image.shape[1]), body / body.sum(), np.log(body / floor))
+    return ShotLook((height, width), body / body.sum(), np.log(body / floor))

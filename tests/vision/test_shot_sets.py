@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tests.vision.helpers import calibration_shots_of, household_dataset
 from vision.calibration import add_set, calibrate
 from vision.evaluate import calibration_shots, evaluate, load_dataset
+from vision.profile import LabelledDie
 from vision.render import DiceStyle
 from vision.render_wild import series_table, write_wild_dataset
 from vision.shot_sets import Shot, dice_sets
@@ -107,3 +108,12 @@ def test_a_dataset_of_two_sets_reads_each_by_its_own_calibration(tmp_path: Path)
     Calibrated as one set, the pool read 11 of its 16 rolls."""
     pool = evaluate(household_dataset(tmp_path, (3, 11), 8))
     assert pool["exact_match"] == 1.0, pool
+
+
+def test_a_label_off_the_frame_is_taken_at_its_edge() -> None:
+    """A mislabelled die beyond the frame neither crashes nor splits an owner's set."""
+    tan, pink = _sets((3, 10))
+    (image, dice), *rest = tan
+    stray = [*dice[:-1], LabelledDie(dice[-1].face, image.shape[1] + 50.0, -20.0)]
+    shots = [(image, stray), *rest, *pink]
+    assert _same(dice_sets(shots), [shots[:2], shots[2:]])
