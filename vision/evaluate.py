@@ -230,4 +230,5 @@ def evaluate(folder: Path, profile: Profile | None = None, *, max_dice: int = 64
         profile = calibrate(shots) if shots else Profile()
     reader = DiceReader(profile, max_dice=max_dice)
     result = score([line for line in lines if line.split == "test"], reader_of(reader))
-    return {"dataset": str(folder), "calibrated": bool(profile.faces_seen), **result}
+    return {"dataset": str(folder), "calibrated": bool(profile.faces_seen),
+            "dice_sets": len(profile.sets()), **result}

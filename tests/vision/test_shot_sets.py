@@ -107,7 +107,7 @@ def test_a_dataset_of_two_sets_reads_each_by_its_own_calibration(tmp_path: Path)
     pips, orange with white pips) and their calibration shots: every roll reads right.
     Calibrated as one set, the pool read 11 of its 16 rolls."""
     pool = evaluate(household_dataset(tmp_path, (3, 11), 8))
-    assert pool["exact_match"] == 1.0, pool
+    assert pool["dice_sets"] == 2 and pool["exact_match"] == 1.0, pool
 
 
 def test_a_label_off_the_frame_is_taken_at_its_edge() -> None:
