@@ -21,10 +21,11 @@ from vision.render_wild import write_wild_dataset
 
 
 def calibration_shots_of(style: DiceStyle, conditions: str, *, width: int = 1280,
-                         height: int = 720) -> list[tuple[np.ndarray, list[LabelledDie]]]:
-    """Shots as an owner takes them: two, each showing every MLEM face once."""
+                         height: int = 720, count: int = 2
+                         ) -> list[tuple[np.ndarray, list[LabelledDie]]]:
+    """Shots as an owner takes them: two (or ``count``), each showing every MLEM face once."""
     shots = []
-    for seed in (101, 102):
+    for seed in range(101, 101 + count):
         scene = render_roll(["1", "2", "3", "4", "fuel"], seed, style=style,
                             conditions=conditions, width=width, height=height)
         shots.append((scene.image, [LabelledDie(d.face, d.x, d.y) for d in scene.dice]))
