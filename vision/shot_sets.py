@@ -11,14 +11,14 @@ Two shots show the same set when they share a frame size and either their dice l
 (``alike``: body chromaticity within ``SAME_CHROMA`` and body against surface within
 ``SAME_CONTRAST``) or the body path learned from one shot reads the other's dice
 (``READS_ACROSS``). Groups join only where every pair of their shots does (joining through any
-one pair chained white sets together: of 200 random pools of eight of the tuning sets
-5001-5032, 0.60 of the sets came out alone and whole, against 0.81), the nearest groups
-first (``_linked``), so the order of the shots does not matter. Exposure, white balance
-and the lamp's place change from shot to shot, so these tests missed the two shots of one set
-in 4 of those 32 sets; but a set is shown in two shots, so a shot alike to no other joins the
-set it looks most like (``apart``). An owner's two shots of one set are thus never split, and
-three or fewer shots are one set. Shots of fewer than ``SET_SHOT_DICE`` dice (the camera's
-and the image folder's one die a shot) are one set too: one die says too little.
+one pair chained white sets together: of 200 random pools of eight of the tuning sets 5001-5032,
+0.60 of the sets came out alone and whole, against 0.81), the nearest groups first
+(``_linked``), so the order of the shots matters only between groups equally near. Exposure,
+white balance and the lamp's place change from shot to shot, so these tests missed the two shots
+of one set in 4 of those 32 sets; but a set is shown in two shots, so a shot alike to no other
+joins the set it looks most like (``apart``). An owner's two shots of one set are thus never
+split, and three or fewer shots are one set. Shots of fewer than ``SET_SHOT_DICE`` dice (the
+camera's and the image folder's one die a shot) are one set too: one die says too little.
 """
 
 from __future__ import annotations
