@@ -8,7 +8,7 @@ one household profile. So shots are grouped into sets first, and each set is cal
 own shots (``calibration.calibrate``).
 
 Two shots show the same set when they share a frame size and either their dice look alike
-(``alike``: body chromaticity within ``SAME_CHROMA`` and body against surface within
+(``apart`` under 1: body chromaticity within ``SAME_CHROMA`` and body against surface within
 ``SAME_CONTRAST``) or the body path learned from one shot reads the other's dice
 (``READS_ACROSS``). Groups join only where every pair of their shots does (joining through any
 one pair chained white sets together: of 200 random pools of eight of the tuning sets 5001-5032,
@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from vision.bodies import read_bodies
-from vision.body_face import Look, pip_templates
+from vision.body_face import Look, Templates, pip_templates
 from vision.body_learn import read_back
 from vision.detect import Image, estimate_die_px
 from vision.profile import LabelledDie, learn_profile
@@ -120,31 +120,27 @@ class CrossReads:
 
     def __init__(self, shots: Sequence[Shot]) -> None:
         self._shots = shots
-        self._looks: dict[int, Look | None] = {}
+        self._learned: dict[int, tuple[Look, Templates] | None] = {}
 
     def __call__(self, learned_from: int, read: int) -> bool:
-        if learned_from not in self._looks:
-            self._looks[learned_from] = learn_profile([self._shots[learned_from]]).look()
-        look = self._looks[learned_from]
-        if look is None:
+        if learned_from not in self._learned:
+            look = learn_profile([self._shots[learned_from]]).look()
+            self._learned[learned_from] = None if look is None else (look, pip_templates(look))
+        learned = self._learned[learned_from]
+        if learned is None:
             return False
         image, dice = self._shots[read]
-        found = read_bodies(image, look, pip_templates(look)) or []
+        found = read_bodies(image, *learned) or []
         score = read_back([(r.face, r.x, r.y, r.size) for r in found],
                           [(d.face, d.x, d.y) for d in dice])
         return score >= READS_ACROSS * len(dice)
-
-
-def alike(a: ShotLook, b: ShotLook) -> bool:
-    """Do two shots' dice look like one set's (``SAME_CHROMA``, ``SAME_CONTRAST``)?"""
-    return apart(a, b) < 1.0
 
 
 def apart(a: ShotLook, b: ShotLook) -> float:
     """How unlike two shots' dice look, in multiples of the most one set's shots differ (over
     1: not alike): a frame size of its own is farthest."""
     if a.shape != b.shape:
-        return float("inf")
+        return math.inf
     return float(max(np.abs(a.chroma - b.chroma).max() / SAME_CHROMA,
                      np.abs(a.contrast - b.contrast).max() / SAME_CONTRAST))
 
@@ -157,13 +153,12 @@ def shot_look(image: Image, dice: Sequence[LabelledDie]) -> ShotLook:
     surface = np.ones(image.shape[:2], bool)
     middles = []
     height, width = image.shape[:2]
+    half, clear = max(2, int(BODY_BOX * die)), int(CLEAR_OF_DICE * die)
     for d in dice:  # a label off the frame is taken at its edge
         x, y = min(max(int(d.x), 0), width - 1), min(max(int(d.y), 0), height - 1)
-        half = max(2, int(BODY_BOX * die))
         box = pixels[max(0, y - half):y + half, max(0, x - half):x + half].reshape(-1, 3)
         if d.face != "fuel" or all(o.face == "fuel" for o in dice):
             middles.append(np.median(box, axis=0))
-        clear = int(CLEAR_OF_DICE * die)
         surface[max(0, y - clear):y + clear, max(0, x - clear):x + clear] = False
     body = np.median(middles, axis=0)
     floor = np.median(pixels[surface], axis=0) if surface.any() else body
