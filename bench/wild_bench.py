@@ -6,7 +6,9 @@ this evaluation: no training, threshold or design choice may use photos rendered
 training and tuning use other seeds. MLEM sets are seeds 900001.., standard sets 900009..;
 each set is one dice set on one table, and set i gets surface i mod 6, light i mod 4 and a
 frame size chosen so that both sizes meet every light once four sets are drawn
-(``render_wild.series_table``).
+(``render_wild.series_table``). Hard conditions photograph the same sets on the same tables
+under a harsher light with a worse camera, dice pushed flush together
+(``wild_optics.Hard``), calibration shots included.
 
 For each kind of dice: (a) each set calibrated on its own two shots, (b) all sets' test photos
 in one pool read by one household profile holding every set (each calibrated on its own shots,
@@ -15,7 +17,8 @@ shots (``companion vision eval`` on one dataset holding every set: calibration t
 apart, ``vision.shot_sets``), (d) the pool read with the first set's calibration, (e) the pool
 read uncalibrated. One OpenCV thread, as on a Pi.
 
-    .venv/bin/python bench/wild_bench.py [--sets 8] [--count 25] [--json-only] [--keep DIR]
+    .venv/bin/python bench/wild_bench.py [--sets 8] [--count 25] [--conditions normal,hard]
+        [--kinds mlem,standard] [--json-only] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -48,14 +51,14 @@ FIGURES = ("exact_match", "face_accuracy", "die_recall", "die_precision", "ms_pe
 TAGS = ("surface", "light", "resolution", "tilt")
 
 
-def write_sets(root: Path, kind: str, sets: int, count: int) -> list[Path]:
+def write_sets(root: Path, kind: str, sets: int, count: int, hard: bool = False) -> list[Path]:
     """The evaluation datasets of one kind of dice, conditions cycled as the docstring says."""
     folders = []
     for i, seed in enumerate(KINDS[kind][:sets]):
-        folder = root / f"{kind}-{seed}"
+        folder = root / f"{kind}-{seed}{'-hard' if hard else ''}"
         surface, light, resolution = series_table(i)
         write_wild_dataset(folder, count, seed, mlem=kind == "mlem", surface=surface,
-                           light=light, resolution=resolution)
+                           light=light, resolution=resolution, hard=hard)
         folders.append(folder)
     return folders
 
@@ -145,17 +148,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", type=int, default=MAX_SETS, help=f"sets per kind, 1-{MAX_SETS}")
     parser.add_argument("--count", type=int, default=25, help="test photos per set")
     parser.add_argument("--kinds", default="mlem,standard")
+    parser.add_argument("--conditions", default="normal,hard")
     parser.add_argument("--keep", type=Path, help="write the datasets here and keep them")
     parser.add_argument("--json-only", action="store_true")
     args = parser.parse_args(argv)
     if not 1 <= args.sets <= MAX_SETS:
         parser.error(f"--sets must be 1 to {MAX_SETS}")
+    unknown = sorted(set(args.kinds.split(",")) - set(KINDS)) + sorted(
+        set(args.conditions.split(",")) - {"normal", "hard"})
+    if unknown:
+        parser.error(f"unknown kinds or conditions {unknown}: kinds {sorted(KINDS)}, "
+                     "conditions normal, hard")
     cv2.setNumThreads(1)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
-        for kind in args.kinds.split(","):
-            results[kind] = run_kind(write_sets(root, kind, args.sets, args.count))
+        for conditions in args.conditions.split(","):
+            for kind in args.kinds.split(","):
+                hard = conditions == "hard"
+                name = f"{kind} hard" if hard else kind
+                results[name] = run_kind(write_sets(root, kind, args.sets, args.count, hard))
     if not args.json_only:
         print(report(results))
     print(json.dumps(results))

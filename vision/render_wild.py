@@ -9,6 +9,8 @@ tilted up to 25 degrees, so the top face is foreshortened and one or two side fa
 own pips. Faces are shaded per pixel (Lambert light, Blinn-Phong glare, slightly domed faces,
 drilled pips), bodies may be translucent, the table is one of six surfaces under one of four
 lights, and the camera adds lens distortion, white-balance error, blur, noise and JPEG loss.
+A hard table (``Table.hard``) adds a harsher light, a worse camera and dice pushed flush
+together (``wild_optics.Hard``).
 
 A dataset (``write_wild_dataset``) is one dice set on one table, as an owner's camera sees it:
 the surface, light kind, frame size and camera mount are fixed by its seed, each photo jitters
@@ -28,7 +30,7 @@ import numpy as np
 
 from vision.render import MAX_DICE, RenderedDie, Scene, label_line
 from vision.wild_dice import Die, WildSet, draw_die, place
-from vision.wild_optics import Camera, Light, develop, distort
+from vision.wild_optics import Camera, Hard, Light, develop, distort
 from vision.wild_table import draw_wall, lit_table, table_setting, walls
 
 __all__ = ["LIGHTS", "RESOLUTIONS", "SURFACES", "Table", "WildSet", "WildShot", "render_wild",
@@ -62,10 +64,12 @@ class Table:
     die_px: float  # top-face width where the axis meets the table
     hfov: float  # horizontal field of view, degrees
     distortion: float  # radial: > 0 barrel, < 0 pincushion
+    hard: bool = False  # harsher light, worse camera, dice flush together (``wild_optics.Hard``)
 
     @classmethod
     def random(cls, rng: np.random.Generator, *, surface: str | None = None,
-               light: str | None = None, resolution: tuple[int, int] | None = None) -> Table:
+               light: str | None = None, resolution: tuple[int, int] | None = None,
+               hard: bool = False) -> Table:
         """A random table; ``surface``, ``light`` and ``resolution`` pin those choices.
 
         :raises ValueError: for an unknown surface or light.
@@ -82,12 +86,14 @@ class Table:
             azimuth=float(rng.uniform(0, 360)), roll=float(rng.uniform(0, 360)),
             die_px=float(rng.uniform(38, 72) if small else rng.uniform(48, 118)),
             hfov=float(rng.uniform(50, 72)), distortion=float(rng.uniform(-0.08, 0.15)),
+            hard=hard,
         )
 
     def tags(self) -> dict[str, str]:
         """Condition tags of a dataset line (the tilt in three bands)."""
         band = "0-9" if self.tilt < 10 else "10-17" if self.tilt < 18 else "18-25"
-        return {"surface": self.surface, "light": self.light,
+        return {"conditions": "hard" if self.hard else "normal",
+                "surface": self.surface, "light": self.light,
                 "resolution": f"{self.width}x{self.height}", "tilt": band, "renderer": "wild"}
 
 
@@ -124,9 +130,12 @@ def render_wild(faces: Sequence[str], seed: int, *, dice_set: WildSet | None = N
     pad = int(max(0.0, distortion) * math.hypot(table.width, table.height) / 2) + 2
     cam = Camera.of(table, rng, pad)
     light = Light.of(table.light, rng, cam)
+    hard = Hard.random(np.random.default_rng([seed, 4, shot])) if table.hard else None
+    if hard is not None:
+        light = light.harsher(hard)
     sides = walls(setting.tray, cam) if setting.tray else []
     near = [wall for wall in sides if wall.near]
-    dice = place(faces, dice_set, cam, setting.tray, near, rng)
+    dice = place(faces, dice_set, cam, setting.tray, near, rng, hard.flush if hard else 0.0)
     image = lit_table(setting, cam, light, [(d.corners(0.97), d.px_mm(cam)) for d in dice])
     for wall in sides:
         if not wall.near:
@@ -135,23 +144,25 @@ def render_wild(faces: Sequence[str], seed: int, *, dice_set: WildSet | None = N
         draw_die(image, die, dice_set, cam, light)
     for wall in near:
         draw_wall(image, wall, cam, light)
-    photo, jpeg = develop(image, cam, distortion, rng)
+    photo, jpeg = develop(image, cam, distortion, rng, hard)
     labels = tuple(_label(die, cam, distortion, table) for die in dice)
     return WildShot(Scene(photo, labels, table.tags()), jpeg)
 
 
 def write_wild_dataset(folder: Path, count: int, seed: int, *, mlem: bool = True,
                        surface: str | None = None, light: str | None = None,
-                       resolution: tuple[int, int] | None = None) -> Path:
+                       resolution: tuple[int, int] | None = None, hard: bool = False) -> Path:
     """Write a dice-bench dataset (FORMAT.md) of one dice set on one table.
 
     Two calibration shots each show every distinct face once, then ``count`` test photos of 1
     to 6 dice. ``surface``, ``light`` and ``resolution`` pin the table's (otherwise drawn from
-    ``seed``). Returns the path of ``labels.jsonl``.
+    ``seed``); ``hard`` photographs the same set on the same table in hard conditions, the
+    calibration shots too (an owner calibrates under the light they play in). Returns the
+    path of ``labels.jsonl``.
     """
     rng = np.random.default_rng([seed, 0])
     dice_set = WildSet.random(rng, mlem=mlem)
-    table = Table.random(rng, surface=surface, light=light, resolution=resolution)
+    table = Table.random(rng, surface=surface, light=light, resolution=resolution, hard=hard)
     distinct = list(dict.fromkeys(dice_set.faces))
     throws = np.random.default_rng([seed, 3])
     (folder / "img").mkdir(parents=True, exist_ok=True)

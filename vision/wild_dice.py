@@ -167,9 +167,10 @@ def _px_size(cam: Camera, corners: np.ndarray) -> float:
 
 
 def place(faces: list[str], dice_set: WildSet, cam: Camera, tray: Tray | None,
-          near: list[Wall], rng: np.random.Generator) -> list[Die]:
-    """Rest poses by rejection sampling: apart (or leaning on a neighbour), in frame, top face
-    visible and 30-140 px wide, clear of tray walls that stand in front of the floor."""
+          near: list[Wall], rng: np.random.Generator, flush: float = 0.0) -> list[Die]:
+    """Rest poses by rejection sampling: apart (or leaning on a neighbour, or with chance
+    ``flush`` pushed against one), in frame, top face visible and 30-140 px wide, clear of
+    tray walls that stand in front of the floor."""
     blocked = np.zeros((cam.height, cam.width), np.uint8)
     for wall in near:
         cv2.fillConvexPoly(blocked, fixed(cam.project(wall.corners)), 1, cv2.LINE_8, 4)
@@ -177,8 +178,10 @@ def place(faces: list[str], dice_set: WildSet, cam: Camera, tray: Tray | None,
         dice: list[Die] = []
         for face in faces:
             for _ in range(200):
-                die = _throw(face, dice_set, cam, dice, tray, rng)
-                if _fits(die, cam, dice, tray, blocked):
+                die, against = _thrown_flush(face, dice_set, dice, rng, flush)
+                if die is None:
+                    die = _throw(face, dice_set, cam, dice, tray, rng)
+                if _fits(die, cam, dice, tray, blocked, against):
                     dice.append(die)
                     break
             else:
@@ -192,11 +195,7 @@ def _throw(face: str, dice_set: WildSet, cam: Camera, placed: list[Die], tray: T
            rng: np.random.Generator) -> Die:
     """A die with ``face`` up at a random yaw: anywhere in view, or beside a placed die and
     sometimes leaning on it, or leaning on a tray wall; resting on its lowest rounded edge."""
-    layout = _MLEM_LAYOUT if dice_set.mlem else _STANDARD_LAYOUT
-    up = [_AXES[i] for i, f in enumerate(layout) if f == face]
-    axis = up[int(rng.integers(len(up)))]
-    turns = [t for t in _TURNS if (t @ axis)[2] > 0.5]
-    upright = turns[int(rng.integers(len(turns)))]
+    layout, upright = _face_up(face, dice_set, rng)
     yaw = float(rng.uniform(0, 2 * math.pi))
     if placed and rng.random() < 0.35:  # beside a neighbour, maybe leaning on it
         other = placed[int(rng.integers(len(placed)))]
@@ -228,10 +227,43 @@ def _throw(face: str, dice_set: WildSet, cam: Camera, placed: list[Die], tray: T
     return Die(face, turn.astype(np.float32), centre, layout, rounding)
 
 
+def _face_up(face: str, dice_set: WildSet, rng: np.random.Generator
+             ) -> tuple[tuple[str, ...], np.ndarray]:
+    """The set's face layout and a random turn of the cube that puts ``face`` on top."""
+    layout = _MLEM_LAYOUT if dice_set.mlem else _STANDARD_LAYOUT
+    up = [_AXES[i] for i, f in enumerate(layout) if f == face]
+    axis = up[int(rng.integers(len(up)))]
+    turns = [t for t in _TURNS if (t @ axis)[2] > 0.5]
+    return layout, turns[int(rng.integers(len(turns)))]
+
+
+def _thrown_flush(face: str, dice_set: WildSet, placed: list[Die], rng: np.random.Generator,
+                  flush: float) -> tuple[Die | None, Die | None]:
+    """With chance ``flush``, a die with ``face`` up pushed square against a side of a placed
+    die that stands upright, slid along it by up to 0.4 of a side: (die, the die it touches),
+    else (None, None)."""
+    if not placed or not flush or rng.random() >= flush:
+        return None, None
+    other = placed[int(rng.integers(len(placed)))]
+    sides = [n for _, n, _, _ in other.faces() if abs(float(n[2])) < 0.05]
+    if len(sides) != 4:  # leaning: no side stands square
+        return None, None
+    normal = sides[int(rng.integers(4))]
+    along = np.array([-normal[1], normal[0]], np.float32)
+    xy = (other.centre[:2] + DIE_MM * rng.uniform(1.0, 1.06) * normal[:2]
+          + DIE_MM * rng.uniform(-0.4, 0.4) * along)
+    layout, upright = _face_up(face, dice_set, rng)
+    yaw = math.atan2(float(normal[1]), float(normal[0])) + float(rng.uniform(-0.03, 0.03))
+    turn = rotation((0, 0, 1), yaw) @ upright
+    centre = np.array([xy[0], xy[1], DIE_MM / 2], np.float32)
+    return Die(face, turn.astype(np.float32), centre, layout, dice_set.rounding), other
+
+
 def _fits(die: Die, cam: Camera, placed: list[Die], tray: Tray | None,
-          blocked: np.ndarray) -> bool:
+          blocked: np.ndarray, against: Die | None = None) -> bool:
     for other in placed:
-        if float(np.linalg.norm(die.centre[:2] - other.centre[:2])) < 1.45 * DIE_MM:
+        apart = (0.98 if other is against else 1.45) * DIE_MM
+        if float(np.linalg.norm(die.centre[:2] - other.centre[:2])) < apart:
             return False
     if tray is not None and not tray.inside(die.outline()[:, :2], -0.02 * DIE_MM).all():
         return False

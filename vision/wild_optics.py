@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -171,15 +171,69 @@ class Light:
     def shadow_source(self) -> np.ndarray:
         return np.asarray(self.sources.mean(axis=0), np.float32)
 
+    def harsher(self, hard: Hard) -> Light:
+        """This light with less ambient (darker shadows) and brighter glare, the table where
+        the camera looks as bright as before."""
+        ambient = self.ambient * hard.ambient
+        return replace(self, ambient=ambient, scale=self.scale * (1 - ambient) / (1 - self.ambient),
+                       glare=self.glare * hard.glare)
+
+
+# --- hard photos --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hard:
+    """What a hard photo adds to a normal one (the 3-D counterpart of ``render``'s "hard"
+    conditions): a harsher light, exposure and white balance further off, a missed focus, a
+    camera shaken in some shots, a noisier sensor, JPEG quality 35-70, and dice pushed flush
+    against a neighbour. Drawn per shot from its own random stream, so normal photos stay
+    the same bytes."""
+
+    ambient: float  # fraction of the light's ambient kept
+    glare: float  # times the light's glare
+    gains: tuple[float, float, float]  # BGR: exposure and white balance on top of the normal
+    defocus: float  # Gaussian sigma added to the normal blur, px at 1280 wide
+    shake: float  # motion blur length, px at 1280 wide (0: held still)
+    shake_angle: float  # degrees
+    noise: float  # sensor noise sigma, grey levels
+    jpeg: int  # quality
+    flush: float  # chance a die is thrown against a neighbour rather than apart
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> Hard:
+        exposure = float(rng.uniform(0.65, 1.35))
+        b, g, r = (exposure * float(v) for v in rng.uniform(0.85, 1.15, 3))
+        return cls(ambient=float(rng.uniform(0.35, 0.7)), glare=float(rng.uniform(1.5, 2.5)),
+                   gains=(b, g, r), defocus=float(rng.uniform(0.4, 1.4)),
+                   shake=float(rng.uniform(3, 9)) if rng.random() < 0.4 else 0.0,
+                   shake_angle=float(rng.uniform(0, 180)), noise=float(rng.uniform(5, 12)),
+                   jpeg=int(rng.integers(35, 71)), flush=0.5)
+
+    def spoil(self, photo: np.ndarray, scale: float) -> np.ndarray:
+        """The photo with this shot's exposure, focus and shake (``scale``: frame width over
+        1280, at least 0.6)."""
+        out = cv2.convertScaleAbs(photo.astype(np.float32) * np.array(self.gains, np.float32))
+        out = cv2.GaussianBlur(out, (0, 0), self.defocus * scale)
+        if self.shake:
+            length = max(2, round(self.shake * scale))
+            line = np.zeros((length, length), np.float32)
+            line[length // 2] = 1
+            turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2),
+                                           self.shake_angle, 1.0)
+            kernel = cv2.warpAffine(line, turn, (length, length))
+            out = cv2.filter2D(out, -1, kernel / kernel.sum())
+        return np.asarray(out)
+
 
 # --- the camera's own faults ------------------------------------------------------------------
 
 
-def develop(image: np.ndarray, cam: Camera, k: float, rng: np.random.Generator
-            ) -> tuple[np.ndarray, bytes]:
+def develop(image: np.ndarray, cam: Camera, k: float, rng: np.random.Generator,
+            hard: Hard | None = None) -> tuple[np.ndarray, bytes]:
     """The photo the camera stores, decoded and as JPEG bytes: vignette, white balance and
     exposure errors, lens distortion ``k`` (cropping the camera's margin), blur, sensor noise
-    and JPEG loss at quality 60-95."""
+    and JPEG loss at quality 60-95; ``hard`` spoils it further."""
     h, w = image.shape[:2]
     gx, gy = np.meshgrid(np.linspace(-1, 1, w // 8 + 2), np.linspace(-1, 1, h // 8 + 2))
     vignette = cv2.resize((1 - rng.uniform(0.05, 0.3) * (gx**2 + gy**2) / 2).astype(np.float32),
@@ -195,10 +249,15 @@ def develop(image: np.ndarray, cam: Camera, k: float, rng: np.random.Generator
     out = cv2.remap(out, dx * stretch * half + centre[0] + cam.pad,
                     dy * stretch * half + centre[1] + cam.pad, cv2.INTER_LINEAR,
                     borderMode=cv2.BORDER_REFLECT_101)
-    out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.0) * max(w / 1280, 0.6))
-    noise = rng.standard_normal((h, w, 3), dtype=np.float32) * np.float32(rng.uniform(1.5, 6))
+    scale = max(w / 1280, 0.6)
+    out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.0) * scale)
+    if hard is not None:
+        out = hard.spoil(out, scale)
+    noise = rng.standard_normal((h, w, 3), dtype=np.float32) * np.float32(
+        hard.noise if hard is not None else rng.uniform(1.5, 6))
     out = cv2.convertScaleAbs(out.astype(np.float32) + noise)
-    _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 96))])
+    quality = hard.jpeg if hard is not None else int(rng.integers(60, 96))
+    _, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)), data.tobytes()
 
 

@@ -2,6 +2,7 @@
 datasets."""
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -18,6 +19,8 @@ from vision.render_wild import (
     series_table,
     write_wild_dataset,
 )
+from vision.wild_dice import place
+from vision.wild_optics import DIE_MM, Camera, Hard
 
 SMALL = (640, 480)
 PLAIN = WildSet(mlem=False, body=(236, 236, 234), pips=(25, 25, 25), fuel=(30, 40, 210),
@@ -106,3 +109,51 @@ def test_a_series_of_eight_tables_meets_each_light_at_both_frame_sizes() -> None
     assert [surface for surface, _, _ in tables[:6]] == list(SURFACES)
     assert sorted((light, size) for _, light, size in tables) == sorted(
         (light, size) for light in LIGHTS for size in RESOLUTIONS)
+
+
+def test_flush_dice_touch_a_neighbour_and_never_overlap_it() -> None:
+    """Hard tables push dice square against each other: footprints meet, never cross."""
+    table = Table(surface="felt", light="lamp", width=1280, height=720, tilt=10.0,
+                  azimuth=0.0, roll=0.0, die_px=60.0, hfov=60.0, distortion=0.0)
+    cam = Camera.of(table, None)
+    touching = 0
+    for seed in range(6):
+        dice = place(["1", "2", "3", "4", "5", "6"], PLAIN, cam, None, [],
+                     np.random.default_rng(seed), flush=1.0)
+        for i, a in enumerate(dice):
+            for b in dice[:i]:
+                gap = float(np.linalg.norm(a.centre[:2] - b.centre[:2])) / DIE_MM
+                assert gap >= 0.98
+                touching += gap < 1.1
+                feet = [cv2.convexHull(d.corners()[:, :2].astype(np.float32)) for d in (a, b)]
+                crossed, _ = cv2.intersectConvexConvex(*feet)
+                assert crossed < 0.03 * DIE_MM**2, (seed, gap)
+    assert touching >= 6
+
+
+def test_hard_photos_show_the_same_set_and_table_and_say_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    normal = load_dataset(write_wild_dataset(tmp_path / "n", 1, 11, resolution=SMALL).parent)
+    hard = load_dataset(write_wild_dataset(tmp_path / "h", 1, 11, resolution=SMALL,
+                                           hard=True).parent)
+    assert [line.tags["conditions"] for line in normal] == ["normal"] * 3
+    assert [line.tags["conditions"] for line in hard] == ["hard"] * 3
+    for a, b in zip(normal, hard, strict=True):
+        assert {t: a.tags[t] for t in ("surface", "light", "resolution", "tilt")} == {
+            t: b.tags[t] for t in ("surface", "light", "resolution", "tilt")}
+        assert sorted(d.face for d in a.dice) == sorted(d.face for d in b.dice)
+        assert a.image.read_bytes() != b.image.read_bytes()
+
+
+def test_a_shaken_camera_smears_a_point_along_its_angle() -> None:
+    still = Hard(ambient=0.5, glare=2.0, gains=(1.0, 1.0, 1.0), defocus=0.01, shake=0.0,
+                 shake_angle=0.0, noise=5.0, jpeg=50, flush=0.5)
+    dot = np.zeros((41, 41, 3), np.uint8)
+    dot[20, 20] = 255
+    for angle, along in ((0.0, (0, 1)), (90.0, (1, 0))):
+        smear = replace(still, shake=9.0, shake_angle=angle).spoil(dot, 1.0)[..., 0]
+        ys, xs = np.nonzero(smear)
+        spread = (int(np.ptp(ys)), int(np.ptp(xs)))
+        assert spread[along[1]] >= 6 and spread[along[0]] <= 2, (angle, spread)
+    assert np.count_nonzero(still.spoil(dot, 1.0)) == 3  # no shake: the dot stays put
+    brighter = replace(still, gains=(1.2, 1.0, 0.8)).spoil(np.full((3, 3, 3), 100, np.uint8), 1.0)
+    assert brighter[1, 1].tolist() == [120, 100, 80]
