@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests.vision.helpers import wild_roll
 from vision.body_learn import HAZE_LESS_TRIALS, _face_ink, _off_light
+from vision.body_learn import read_back as read_back_right
 from vision.calibration import BODY_MARGIN, calibrate, held_out
 from vision.evaluate import calibration_shots, load_dataset, reader_of, score
 from vision.profile import LabelledDie, Profile
@@ -205,6 +206,26 @@ def test_a_fuel_set_whose_calibration_failed_is_read_by_the_networks(tmp_path: P
     assert tuple(sorted(d.face for d in roll.dice)) == ("3", "3")
     assert DiceReader(profile).read(image).key == ("3", "3")
     assert DiceReader(replace(profile, network_reads=False)).read(image).key != ("3", "3")
+
+
+def test_the_self_check_is_what_the_chosen_reader_reads_back(tmp_path: Path) -> None:
+    """3-D tuning set 5001 in hard conditions (brown dice on felt under a harsh lamp, some
+    pushed flush): the body path alone reads back 1 of its 10 calibration dice, and the
+    profile said so, so the owner was told to expect questions about most rolls; the whole
+    reader, which asks the networks about the dice the body path misses, reads all ten right."""
+    write_wild_dataset(tmp_path, 0, 5001, surface="felt", light="lamp", resolution=(640, 480),
+                       hard=True)
+    shots = calibration_shots(load_dataset(tmp_path))
+    profile = calibrate(shots)
+    assert not profile.network_reads and profile.self_check is not None
+    reader = DiceReader(profile)
+    read_back = sum(
+        read_back_right([(d.face, d.x, d.y, d.size) for d in reader.read(image).dice],
+                        [(d.face, d.x, d.y) for d in dice])
+        for image, dice in shots)
+    assert profile.self_check == (read_back, 10)
+    assert read_back >= 9
+    assert profile.calibration_warning() is None
 
 
 def test_the_faces_seen_are_those_either_path_found_in_the_shots(tmp_path: Path) -> None:
