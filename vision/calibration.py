@@ -61,8 +61,26 @@ def calibrate(shots: Iterable[Shot]) -> Profile:
 
 
 def _calibrated_set(shots: Sequence[Shot]) -> Profile:
-    """One dice set's profile, learned from its own shots."""
-    return replace(chosen_reader(shots), table_marks=table_marks(shots))
+    """One dice set's profile, learned from its own shots, with its ``lights``."""
+    marks = table_marks(shots)
+    profile = replace(chosen_reader(shots), table_marks=marks)
+    return replace(profile, lights=tuple(replace(light, table_marks=marks)
+                                         for light in _lights(profile, shots)))
+
+
+def _lights(profile: Profile, shots: Sequence[Shot]) -> tuple[Profile, ...]:
+    """The set learned again from each shot alone (``Profile.lights``), for a set its body path
+    reads whose reader does not read every calibration die back; else none. Each photo has its
+    own light: in hard 3-D conditions a set's two shots showed its dice as BGR (57, 49, 33) and
+    (35, 19, 21), and a set learned from both can fit neither. On the 48 3-D tuning sets (20
+    hard and 8 normal ones kept lights) 539 hard rolls of 720 against 523 (25 wrong without
+    asking against 24; 9 sets gained, 6 lost) and 675 normal ones against 668 (10 against 8; 5
+    sets gained, none lost); with lights for every set, 552 and 667, but 19 normal rolls wrong
+    without asking (bench/results/2026-12-07-symbol-ink.md)."""
+    if (len(shots) < 2 or profile.network_reads or profile.look() is None
+            or profile.self_check is None or profile.self_check[0] >= profile.self_check[1]):
+        return ()
+    return tuple(chosen_reader([shot]) for shot in shots)
 
 
 def chosen_reader(shots: Sequence[Shot]) -> Profile:

@@ -158,6 +158,9 @@ def _report_set(profile: Profile, name: str, fuel_shown: bool) -> None:
         reader = "the face network" if profile.network_reads else "its body colour"
         print(f"{name}self-check: {right} of {dice} calibration dice read back right "
               f"(less any seen that are not there); the set is read by {reader}")
+    if profile.lights:
+        print(f"{name}learned again from each of its {len(profile.lights)} shots alone too: "
+              "the shots' light differed")
     if profile.table_marks:
         print(f"{name}marks of the table taken for dice in the shots: "
               f"{len(profile.table_marks)} (not read as dice while the camera stays put)")

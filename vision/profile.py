@@ -87,6 +87,10 @@ class Profile:
     more_sets: tuple[Profile, ...] = ()
     """A household's other dice sets, each calibrated on its own shots: a roll is read with
     whichever set explains it best (``reader.py``)."""
+    lights: tuple[Profile, ...] = ()
+    """This set learned again from each calibration shot alone, where the set learned from
+    all of them does not read them all back (``calibration._lights``): a frame in one shot's
+    light is read by that shot's set too, and the reading that explains it best is kept."""
 
     def look(self) -> Look | None:
         """What the body path needs, or None if this profile was not calibrated for it."""
@@ -126,6 +130,12 @@ class Profile:
         """Every dice set this profile knows, this one first, each without ``more_sets``."""
         return (replace(self, more_sets=()), *self.more_sets)
 
+    def readers(self) -> tuple[Profile, ...]:
+        """What reads a frame: each set (``sets``) and then its ``lights``, none holding
+        more."""
+        return tuple(reader for dice_set in self.sets()
+                     for reader in (replace(dice_set, lights=()), *dice_set.lights))
+
     @classmethod
     def from_json(cls, text: str) -> Profile:
         """Parse :meth:`to_json` output.
@@ -163,6 +173,7 @@ class Profile:
                 table_marks=tuple((float(x), float(y), float(w))
                                   for x, y, w in data.get("table_marks", ())),
                 more_sets=tuple(cls._from_dict(d) for d in data.get("more_sets", ())),
+                lights=tuple(cls._from_dict(d) for d in data.get("lights", ())),
             )
         except (KeyError, TypeError, IndexError, AttributeError) as exc:
             raise ValueError(f"malformed profile: {exc}") from exc

@@ -1,9 +1,10 @@
 """The reader the table uses: a frame in, the dice on it out, each with a face and a confidence.
 
-A profile may hold a household's several dice sets (``Profile.more_sets``). Each set reads the
-frame its own way (``set_reader.py``) and the reading that explains the frame best is kept
-(``explains``): a roll is thrown with one set. A game is played with one set, so the set that
-read the last roll reads the next one first, and alone where its reading leaves no doubt.
+A profile may hold a household's several dice sets (``Profile.more_sets``), and a set the same set
+learned from each of its shots (``Profile.lights``). Each of them reads the frame its own way
+(``set_reader.py``) and the reading that explains the frame best is kept (``explains``): a roll is
+thrown with one set. A game is played with one set, so the set that read the last roll reads the
+next one first, and alone where its reading leaves no doubt.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class DiceReader:
         one_thread()
         self.profile = profile or Profile()
         self.max_dice = max_dice
-        self._sets = [SetReader(p) for p in self.profile.sets()]
+        self._sets = [SetReader(p) for p in self.profile.readers()]
         self._in_play = 0
 
     def read(self, image_bgr: np.ndarray) -> Reading:

@@ -12,6 +12,7 @@ from companion.cli import main
 from tests.vision.helpers import household_dataset
 from vision.profile import Profile
 from vision.render import DiceStyle, render_roll, write_dataset
+from vision.render_wild import write_wild_dataset
 
 
 def test_read_prints_json_and_annotates(tmp_path: Path, plain_style: DiceStyle,
@@ -96,3 +97,15 @@ def test_malformed_profile_is_reported(tmp_path: Path, plain_style: DiceStyle,
 def test_missing_dataset_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["vision", "eval", str(tmp_path / "nothing"), "--json"]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_a_set_learned_from_each_shot_too_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hard 3-D tuning set 5011 reads none of its calibration dice back, its shots' light
+    differing (``calibration._lights``): the owner hears what calibration did about it."""
+    data, profile = tmp_path / "set", tmp_path / "dice.json"
+    write_wild_dataset(data, 0, 5011, surface="laminate", light="window",
+                       resolution=(640, 480), hard=True)
+    assert main(["vision", "calibrate", "--dataset", str(data), "--out", str(profile)]) == 0
+    assert "learned again from each of its 2 shots alone" in capsys.readouterr().out
+    assert len(Profile.load(profile).lights) == 2

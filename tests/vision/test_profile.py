@@ -37,6 +37,17 @@ def test_a_households_sets_round_trip_and_read_one_by_one() -> None:
     assert SAMPLE.sets() == (SAMPLE,)
 
 
+def test_a_sets_lights_round_trip_and_read_after_it() -> None:
+    """A set learned again from each shot alone reads right after the set it belongs to, and
+    before the household's next set."""
+    dim, bright = (replace(SAMPLE, body_bgr=(b, b, b)) for b in (120.0, 250.0))
+    other = replace(SAMPLE, body_bgr=(40.0, 40.0, 195.0))
+    household = replace(SAMPLE, lights=(dim, bright), more_sets=(other,))
+    assert Profile.from_json(household.to_json()) == household
+    assert household.readers() == (SAMPLE, dim, bright, other)
+    assert [len(p.lights) for p in household.sets()] == [2, 0]
+
+
 def test_version_one_profiles_still_load_without_the_body_path() -> None:
     old = Profile.from_json('{"version": 1, "bodies": [[230, 1, -2]], "pips": [], "fuel": null}')
     assert old.bodies == ((230.0, 1.0, -2.0),)
@@ -54,7 +65,8 @@ def test_file_round_trip(tmp_path: Path) -> None:
                                   '{"version": 2, "haze_less": null}',
                                   '{"version": 3, "more_sets": [[1, 2]]}',
                                   '{"version": 3, "more_sets": [{"haze_less": 2}]}',
-                                  '{"version": 3, "table_marks": [[0.5, 0.5]]}'])
+                                  '{"version": 3, "table_marks": [[0.5, 0.5]]}',
+                                  '{"version": 3, "lights": [{"die_frac": "wide"}]}'])
 def test_bad_documents_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         Profile.from_json(text)
