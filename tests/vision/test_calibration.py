@@ -286,8 +286,9 @@ def test_a_set_that_does_not_read_its_shots_back_is_learned_from_each_shot_too(
         tmp_path: Path) -> None:
     """Hard 3-D tuning set 5011: its two shots saw the dice in different light, and the set
     learned from both read none of its ten calibration dice back right. Learned from each shot
-    alone too (``Profile.lights``), it reads photos 2 and 4, which it read wrong before."""
-    write_wild_dataset(tmp_path, 3, 5011, surface="laminate", light="window",
+    alone too (``Profile.lights``), it reads photos 2 and 6, which it read wrong before (on
+    OpenCV 5.1 and 4.6 alike; 4.6 reads photo 4 wrong either way)."""
+    write_wild_dataset(tmp_path, 5, 5011, surface="laminate", light="window",
                        resolution=(640, 480), hard=True)
     lines = load_dataset(tmp_path)
     profile = calibrate(calibration_shots(lines))
@@ -301,6 +302,6 @@ def test_a_set_that_does_not_read_its_shots_back_is_learned_from_each_shot_too(
         return [reader.read(image).key == truth
                 for image, truth in zip(images, truths, strict=True)]
 
-    assert [line.image.name for line in test[::2]] == ["test_0002.jpg", "test_0004.jpg"]
-    assert read_in_turn(DiceReader(profile))[::2] == [True, True]
-    assert read_in_turn(DiceReader(replace(profile, lights=())))[::2] == [False, False]
+    assert [line.image.name for line in test[::4]] == ["test_0002.jpg", "test_0006.jpg"]
+    assert read_in_turn(DiceReader(profile))[::4] == [True, True]
+    assert read_in_turn(DiceReader(replace(profile, lights=())))[::4] == [False, False]
