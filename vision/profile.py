@@ -130,11 +130,11 @@ class Profile:
         """Every dice set this profile knows, this one first, each without ``more_sets``."""
         return (replace(self, more_sets=()), *self.more_sets)
 
-    def readers(self) -> tuple[Profile, ...]:
-        """What reads a frame: each set (``sets``) and then its ``lights``, none holding
-        more."""
-        return tuple(reader for dice_set in self.sets()
-                     for reader in (replace(dice_set, lights=()), *dice_set.lights))
+    def readers(self) -> tuple[tuple[Profile, ...], ...]:
+        """What reads a frame, set by set (``sets``): each set and then its ``lights``, none
+        holding more."""
+        return tuple((replace(dice_set, lights=()), *dice_set.lights)
+                     for dice_set in self.sets())
 
     @classmethod
     def from_json(cls, text: str) -> Profile:

@@ -4,7 +4,8 @@ A profile may hold a household's several dice sets (``Profile.more_sets``), and 
 learned from each of its shots (``Profile.lights``). Each of them reads the frame its own way
 (``set_reader.py``) and the reading that explains the frame best is kept (``explains``): a roll is
 thrown with one set. A game is played with one set, so the set that read the last roll reads the
-next one first, and alone where its reading leaves no doubt.
+next one first, and alone where its reading leaves no doubt; a set's lights compete with that set
+only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from vision.set_reader import (
     FrameNetworks,
     Read,
     SetReader,
+    SetReading,
     middle_colours,
     one_die,
     shipped_networks,
@@ -52,6 +54,10 @@ The bar is for doubtful dice only: the face networks' widths run wide, so on dic
 crowded photos real dice read 0.9 sure and more lie 0.72 to 0.9 of the larger width apart
 (dropping the less sure of any two dice closer than ``bodies.OVERLAP`` cost 0.896 -> 0.844
 exact there)."""
+
+Reader = tuple[int, int]
+"""Which reader of a profile: the index of its set (``Profile.sets``), and 0 for the set itself
+or 1 on for its ``lights``."""
 
 
 @dataclass(frozen=True)
@@ -88,64 +94,99 @@ class DiceReader:
         one_thread()
         self.profile = profile or Profile()
         self.max_dice = max_dice
-        self._sets = [SetReader(p) for p in self.profile.readers()]
-        self._in_play = 0
+        self._sets = [[SetReader(p) for p in readers] for readers in self.profile.readers()]
+        self._in_play: Reader = (0, 0)
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Find and read the dice in a BGR frame of any size.
 
-        The set in play (the one that read the last frame, at first the profile's first set)
-        reads the frame first, and alone where its reading leaves no doubt (``_beyond_doubt``).
-        Three households of eight 3-D tuning sets, each set's 15 photos in turn: median frame
-        30 / 37 / 39 ms against 167 / 163 / 213 ms with every set reading every frame, 307
-        rolls of 360 read right against 305; the photos shuffled (a new set every frame, which
-        no table does): the same 302 rolls, median 140-168 ms against 151-182.
+        The set in play (the one that read the last frame, at first the profile's first set; or
+        one of its lights) reads the frame first, and alone where its reading leaves no doubt
+        (``_beyond_doubt``). Three households of eight 3-D tuning sets, each set's 15 photos in
+        turn: median frame 30 / 37 / 39 ms against 167 / 163 / 213 ms with every set reading
+        every frame, 307 rolls of 360 read right against 305; the photos shuffled (a new set
+        every frame, which no table does): the same 302 rolls, median 140-168 ms against
+        151-182.
 
-        Otherwise every set of a household reads the frame and the set whose own colours
-        explain it best wins (and is in play, unless no set's own dice explain the frame); of
-        equals (a lone die that two sets read surely), the set whose body colour the dice show
+        Otherwise the set in play's lights and every other set read the frame, and the reading
+        whose own colours explain it best wins (``_best``). A set's lights compete with their
+        own set only: where another set wins, its lights read the frame too. A household whose
+        sets' lights all read every doubtful frame read 436 rolls of 480 against 442 without
+        lights (households of eight tuning sets), a light of one set winning a frame of
+        another, and its hard median frame grew from 94 to 159 ms (held-out bench)."""
+        networks = FrameNetworks(image_bgr)
+        in_play = self._in_play
+        first = self._reader(in_play).read_own(image_bgr, networks)
+        reading = None if first is None else self._reading(image_bgr, first.dice, first.scale)
+        if reading is not None and (sum(map(len, self._sets)) == 1
+                                    or self._beyond_doubt(image_bgr, networks, reading)):
+            return reading
+        readings = {in_play: first}
+        self._read_also(image_bgr, networks, readings,
+                        [(in_play[0], j) for j in range(len(self._sets[in_play[0]]))]
+                        + [(i, 0) for i in range(len(self._sets)) if i != in_play[0]])
+        best = self._best(image_bgr, readings)
+        if best[0] != in_play[0]:
+            self._read_also(image_bgr, networks, readings,
+                            [(best[0], j) for j in range(1, len(self._sets[best[0]]))])
+            best = self._best(image_bgr, readings)
+        chosen = readings[best]
+        if chosen is not None and explains(chosen.own) > 0:
+            self._in_play = best  # an empty tray between rolls leaves the set in play
+        if chosen is first and reading is not None:  # its doubtful dice are read again already
+            return reading
+        if chosen is None:
+            chosen = self._reader(best).read_without_own(image_bgr, networks)
+        return self._reading(image_bgr, chosen.dice, chosen.scale)
+
+    def _reader(self, which: Reader) -> SetReader:
+        """A set's reader, or one of its lights'."""
+        return self._sets[which[0]][which[1]]
+
+    def _read_also(self, image_bgr: np.ndarray, networks: FrameNetworks,
+                   readings: dict[Reader, SetReading | None], which: Sequence[Reader]) -> None:
+        """Adds to ``readings`` those of the readers ``which`` it lacks."""
+        for key in which:
+            if key not in readings:
+                readings[key] = self._reader(key).read_own(image_bgr, networks)
+
+    def _best(self, image_bgr: np.ndarray, readings: dict[Reader, SetReading | None]) -> Reader:
+        """The reader whose own dice explain the frame best (``explains``); of equals (a lone
+        die that two sets read surely), the one whose body colour the dice show
         (``SetReader.colour_distance``): three households of eight 3-D tuning sets then read
         301 of their 360 photos against 298 with the first of equals. A set whose body path
         found no die would read the frame by the networks, none of those dice its own: it
         explains nothing, so that reading is made only if the set wins, when no set's own dice
         explain the frame (in a household of eight 3-D tuning sets, a fifth of each other
         set's time)."""
-        networks = FrameNetworks(image_bgr)
-        in_play = self._in_play
-        first = self._sets[in_play].read_own(image_bgr, networks)
-        reading = None if first is None else self._reading(image_bgr, first.dice, first.scale)
-        if reading is not None and (
-                len(self._sets) == 1 or self._beyond_doubt(image_bgr, networks, reading)):
-            return reading
-        readings = [first if j == in_play else dice_set.read_own(image_bgr, networks)
-                    for j, dice_set in enumerate(self._sets)]
-        scores = [0.0 if reading is None else explains(reading.own) for reading in readings]
-        k = scores.index(max(scores))
-        tied = [(j, reading) for j, reading in enumerate(readings)
-                if reading is not None and scores[j] == scores[k] > 0]
-        if len(tied) > 1:
-            k = min(tied, key=lambda t: self._sets[t[0]].colour_distance(
-                middle_colours(image_bgr, t[1].own, t[1].scale)))[0]
-        if scores[k] > 0:  # an empty tray between rolls leaves the set in play
-            self._in_play = k
-        best = readings[k]
-        if best is first and reading is not None:  # its doubtful dice are read again already
-            return reading
-        if best is None:
-            best = self._sets[k].read_without_own(image_bgr, networks)
-        return self._reading(image_bgr, best.dice, best.scale)
+        scores = {key: explains(reading.own) if reading else 0.0
+                  for key, reading in readings.items()}
+        top = max(scores.values())
+        tied = [key for key, score in scores.items() if score == top]
+        if len(tied) == 1 or top == 0:
+            return tied[0]
+        return min(tied, key=lambda key: self._colour_distance(image_bgr, key, readings[key]))
+
+    def _colour_distance(self, image_bgr: np.ndarray, key: Reader, reading: SetReading | None
+                         ) -> float:
+        """How far the reader's own dice in a frame are from its body colour."""
+        if reading is None:
+            return float("inf")
+        return self._reader(key).colour_distance(
+            middle_colours(image_bgr, reading.own, reading.scale))
 
     def _beyond_doubt(self, image_bgr: np.ndarray, networks: FrameNetworks, reading: Reading
                       ) -> bool:
         """Does the set in play's reading of a frame leave no doubt, so that the household's
-        other sets need not read it? Every die read surely, every strong peak of the die map
-        (``bodies.WEAK_PEAK`` and up, at the dice's width) on one of them, and the dice no
-        further from the set's body colour than ``ALIKE`` beyond the nearest other set's (a set
-        without a calibrated body colour never reads alone). Without the colour, a set that
-        reads another set's dice surely kept frames of the other set (the shuffled tuning
-        households: 297 rolls against 302); without the peaks, a white set that read the white
-        symbol on a green die as its lone 1 kept a roll of six green dice
-        (``household_bench.py``, normal light, the pair of sets 31 and 44)."""
+        other sets and its own lights need not read it? Every die read surely, every strong
+        peak of the die map (``bodies.WEAK_PEAK`` and up, at the dice's width) on one of them,
+        and the dice no further from the reader's body colour than ``ALIKE`` beyond the
+        nearest other reader's (a reader without a calibrated body colour never reads
+        alone). Without the colour, a set that reads another set's dice surely kept frames of
+        the other set (the shuffled tuning households: 297 rolls against 302); without the
+        peaks, a white set that read the white symbol on a green die as its lone 1 kept a roll
+        of six green dice (``household_bench.py``, normal light, the pair of sets 31 and
+        44)."""
         if not reading.dice or any(d.uncertain for d in reading.dice):
             return False
         width = float(np.median([d.size for d in reading.dice]))
@@ -153,9 +194,11 @@ class DiceReader:
                    for peak in networks.map.peaks(WEAK_PEAK, width)):
             return False
         middles = middle_colours(image_bgr, reading.dice)
-        distances = [dice_set.colour_distance(middles) for dice_set in self._sets]
-        mine = distances.pop(self._in_play)
-        return mine < float("inf") and mine <= min(distances, default=mine) + ALIKE
+        mine = self._reader(self._in_play).colour_distance(middles)
+        others = [reader.colour_distance(middles)
+                  for i, readers in enumerate(self._sets) for j, reader in enumerate(readers)
+                  if (i, j) != self._in_play]
+        return mine < float("inf") and mine <= min(others, default=mine) + ALIKE
 
     def _reading(self, image_bgr: np.ndarray, reads: Sequence[Read], scale: float) -> Reading:
         """The reads (``scale`` working pixels per frame pixel) as detections, top to bottom,

@@ -46,7 +46,7 @@ from vision.body_face import (
 )
 from vision.body_learn import HAZE_LESS_TRIALS
 from vision.body_mask import die_masks
-from vision.body_split import die_rects
+from vision.body_split import die_rects, square_turn
 from vision.calibration import calibrate
 from vision.confidence import SURE
 from vision.diemap import DieMap, FrameMap, Peak, tone_lift
@@ -116,6 +116,21 @@ def test_a_die_seen_a_quarter_wider_is_one_die_unless_calibrating() -> None:
     pair = np.zeros((60, 100), np.uint8)
     pair[20:38, 20:56] = 1  # two 18 px dice side by side: 1.62 dice by area
     assert len(die_rects(pair, pair, die, grown=True)) == 2
+
+
+@pytest.mark.parametrize("turn", [0.0, 20.0, 45.0, 70.0, 90.0])
+def test_a_dies_square_has_one_turn_whichever_opencv_measures_it(turn: float) -> None:
+    """OpenCV 4.6 and 5.1 give a square's ``minAreaRect`` turns a quarter apart. A die's
+    square, and so its canonical crop, must not depend on the version: calibration on the Pi
+    learned other fuel templates from crops turned a quarter."""
+    die = 24
+    bodies = np.zeros((80, 80), np.uint8)
+    corners = cv2.boxPoints(((40.0, 40.0), (die, die), turn))
+    cv2.fillConvexPoly(bodies, np.round(corners).astype(np.int32), 1)
+    (rect,) = die_rects(bodies, bodies, die, grown=False)
+    assert -90 <= rect[2] < 0
+    assert min(abs(rect[2] - square_turn(turn + k * 90)) for k in range(-1, 2)) < 3
+    assert square_turn(turn) == square_turn(turn + 90) == square_turn(turn - 90)
 
 
 def _comet(body: tuple[float, float, float], ink: tuple[float, float, float]) -> np.ndarray:

@@ -37,14 +37,13 @@ def test_a_households_sets_round_trip_and_read_one_by_one() -> None:
     assert SAMPLE.sets() == (SAMPLE,)
 
 
-def test_a_sets_lights_round_trip_and_read_after_it() -> None:
-    """A set learned again from each shot alone reads right after the set it belongs to, and
-    before the household's next set."""
+def test_a_sets_lights_round_trip_and_read_with_it() -> None:
+    """A set learned again from each shot alone reads with the set it belongs to."""
     dim, bright = (replace(SAMPLE, body_bgr=(b, b, b)) for b in (120.0, 250.0))
     other = replace(SAMPLE, body_bgr=(40.0, 40.0, 195.0))
     household = replace(SAMPLE, lights=(dim, bright), more_sets=(other,))
     assert Profile.from_json(household.to_json()) == household
-    assert household.readers() == (SAMPLE, dim, bright, other)
+    assert household.readers() == ((SAMPLE, dim, bright), (other,))
     assert [len(p.lights) for p in household.sets()] == [2, 0]
 
 
