@@ -7,11 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import pytest
 
-from tests.vision.helpers import calibrated_reader, wild_roll
+from tests.vision.helpers import calibrated_reader, on_opencv_5_only, wild_roll
 from vision import bodies, network_fuel, set_reader
 from vision.bodies import TemplateReads, on_die, read_bodies
 from vision.body_face import BodyRead, Look, Templates, pip_templates
@@ -124,9 +123,8 @@ def test_a_fuel_die_beside_its_peak_is_found_around_it_and_a_narrow_peak_is_no_d
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(int(cv2.__version__.split(".")[0]) < 5,
-                    reason="OpenCV 4.6 writes this photo's JPEG otherwise: its fuel die reads "
-                           "without this search")
+@on_opencv_5_only("OpenCV 4.6 writes this photo's JPEG otherwise: its fuel die reads without "
+                  "this search")
 def test_a_fuel_die_beside_a_stronger_unread_peak_is_read_by_the_templates(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """3-D tuning set 5029, photo 2 (ivory dice on laminate under a lamp, the camera tilted):
