@@ -96,12 +96,10 @@ def _surest_symbol_ink(shots: list[tuple[np.ndarray, list[tuple[str, float, floa
     look = learned.look
     if len(look.inks) < 2:
         return learned
-    sizes = [look.die_frac * min(image.shape[:2]) for image, _ in shots]
-    body = np.array(look.body, np.float32)
     symbols = sum(face == "fuel" for _, dice in shots for face, _, _ in dice)
     best = learned
     for i in range(symbols):
-        again = _learn_at(shots, body, sizes, look.haze_less, symbol_ink=i)
+        again = _learn_again(shots, look, symbol_ink=i)
         if (again is None or len(again.look.inks) < 2 or again.look.inks == look.inks
                 or not again.look.fuel):
             continue
@@ -122,13 +120,20 @@ def _with_symbol_at_labels(shots: list[tuple[np.ndarray, list[tuple[str, float, 
     Only for the symbol: a crop at the label rather than at the die's own mask fits a die less
     well, and taken for every die the masks miss it changed which trial calibration kept (the
     48 3-D tuning sets read 611 rolls of 720 against 607, but set 5034 lost three)."""
-    look = learned.look
-    sizes = [look.die_frac * min(image.shape[:2]) for image, _ in shots]
-    again = _learn_at(shots, np.array(look.body, np.float32), sizes, look.haze_less,
-                      symbol_at_labels=True)
+    again = _learn_again(shots, learned.look, symbol_at_labels=True)
     if again is None or not again.look.fuel:
         return learned
     return replace(again, read_back=_self_check(shots, again.look))
+
+
+def _learn_again(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]], look: Look,
+                 *, symbol_at_labels: bool = False, symbol_ink: int | None = None
+                 ) -> Learned | None:
+    """The set learned again at ``look``'s body colour, die width and haze allowance, the
+    symbol as ``_learn_at`` says."""
+    return _learn_at(shots, np.array(look.body, np.float32),
+                     [look.die_px(image.shape) for image, _ in shots], look.haze_less,
+                     symbol_at_labels=symbol_at_labels, symbol_ink=symbol_ink)
 
 
 def _learn_allowing(shots: list[tuple[np.ndarray, list[tuple[str, float, float]]]],

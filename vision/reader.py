@@ -123,13 +123,12 @@ class DiceReader:
                                     or self._beyond_doubt(image_bgr, networks, reading)):
             return reading
         readings = {in_play: first}
-        self._read_also(image_bgr, networks, readings,
-                        [(in_play[0], j) for j in range(len(self._sets[in_play[0]]))]
-                        + [(i, 0) for i in range(len(self._sets)) if i != in_play[0]])
+        self._read_also(image_bgr, networks, readings, [
+            *self._set_and_lights(in_play[0]),
+            *((i, 0) for i in range(len(self._sets)) if i != in_play[0])])
         best = self._best(image_bgr, readings)
         if best[0] != in_play[0]:
-            self._read_also(image_bgr, networks, readings,
-                            [(best[0], j) for j in range(1, len(self._sets[best[0]]))])
+            self._read_also(image_bgr, networks, readings, self._set_and_lights(best[0]))
             best = self._best(image_bgr, readings)
         chosen = readings[best]
         if chosen is not None and explains(chosen.own) > 0:
@@ -143,6 +142,10 @@ class DiceReader:
     def _reader(self, which: Reader) -> SetReader:
         """A set's reader, or one of its lights'."""
         return self._sets[which[0]][which[1]]
+
+    def _set_and_lights(self, dice_set: int) -> list[Reader]:
+        """A set's reader and its lights'."""
+        return [(dice_set, j) for j in range(len(self._sets[dice_set]))]
 
     def _read_also(self, image_bgr: np.ndarray, networks: FrameNetworks,
                    readings: dict[Reader, SetReading | None], which: Sequence[Reader]) -> None:
