@@ -21,11 +21,6 @@ from vision.reader import DiceReader
 from vision.render import DiceStyle, Scene, random_faces, render_roll, write_dataset
 from vision.render_wild import write_wild_dataset
 
-TURNED_ALIKE = "(die squares turned as on 5.1 by body_split.square_turn)"
-"""Why a photo picked before that change reads otherwise on OpenCV 4.6: the Pi's calibration
-changed with it (48 tuning sets 661 -> 672 rolls of 720 there, hard 523 -> 533), and some
-single photos lost (bench/results/2026-12-07-lights-own-set.md)."""
-
 
 def on_opencv_5_only(reason: str) -> pytest.MarkDecorator:
     """Skips a test on OpenCV 4 (the Pi's 4.6), saying why: a 3-D tuning photo picked on
