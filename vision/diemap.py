@@ -67,6 +67,11 @@ class Peak(NamedTuple):
     width: float
     score: float
 
+    @property
+    def size(self) -> float:
+        """Its width, under the name every placed die gives it (``bodies.Placed``)."""
+        return self.width
+
 
 def seen_width(peaks: Sequence[Peak], above: float) -> float | None:
     """The die width the map sees in a frame: the median width of its peaks scoring at least

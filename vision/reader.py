@@ -5,7 +5,7 @@ learned from each of its shots (``Profile.lights``). Each of them reads the fram
 (``set_reader.py``) and the reading that explains the frame best is kept (``explains``): a roll is
 thrown with one set. A game is played with one set, so the set that read the last roll reads the
 next one first, and alone where its reading leaves no doubt; a set's lights compete with that set
-only.
+only, and a set whose colour no die in the frame shows does not compete.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.bodies import WEAK_PEAK, on_die
+from vision.bodies import WEAK_PEAK, Placed, on_die
 from vision.body_mask import CHROMA_TOL
 from vision.confidence import SURE
 from vision.profile import Profile
@@ -108,8 +108,9 @@ class DiceReader:
         every frame, which no table does): the same 302 rolls, median 140-168 ms against
         151-182.
 
-        Otherwise the set in play's lights and every other set read the frame, and the reading
-        whose own colours explain it best wins (``_best``). A set's lights compete with their
+        Otherwise the set in play's lights and every other set that might own a die there by
+        its colour (``SetReader.might_own``) read the frame, and the reading whose own colours
+        explain it best wins (``_best``). A set's lights compete with their
         own set only: where another set wins, its lights read the frame too. Households of
         eight tuning sets whose lights all read every doubtful frame read 436 rolls of 480
         (442 without lights), a light of one set winning frames of another; with lights
@@ -123,9 +124,11 @@ class DiceReader:
                                     or self._beyond_doubt(image_bgr, networks, reading)):
             return reading
         readings = {in_play: first}
+        middles = middle_colours(image_bgr, self._places(networks, reading))
         self._read_also(image_bgr, networks, readings, [
             *self._set_and_lights(in_play[0]),
-            *((i, 0) for i in range(len(self._sets)) if i != in_play[0])])
+            *((i, 0) for i, readers in enumerate(self._sets)
+              if i != in_play[0] and readers[0].might_own(middles))])
         best = self._best(image_bgr, readings)
         if best[0] != in_play[0]:
             self._read_also(image_bgr, networks, readings, self._set_and_lights(best[0]))
@@ -138,6 +141,14 @@ class DiceReader:
         if chosen is None:
             chosen = self._reader(best).read_without_own(image_bgr, networks)
         return self._reading(image_bgr, chosen.dice, chosen.scale)
+
+    @staticmethod
+    def _places(networks: FrameNetworks, reading: Reading | None) -> list[Placed]:
+        """Where a frame's dice may lie: the set in play's dice, and the die map's strong peaks
+        (``bodies.WEAK_PEAK`` and up) at their width, or at the map's own where it read none."""
+        dice = list(reading.dice) if reading is not None else []
+        width = float(np.median([d.size for d in dice])) if dice else None
+        return [*dice, *networks.map.peaks(WEAK_PEAK, width)]
 
     def _reader(self, which: Reader) -> SetReader:
         """A set's reader, or one of its lights'."""

@@ -75,6 +75,19 @@ the networks) read 105 rolls of 120 against 103 (104 within 0.3), median frame 1
 18.6 ms; eight standard sets, all read by the networks (tuning seeds 6001-6008), 113 either
 way."""
 
+MIGHT_OWN = 0.8
+"""A household's set reads a frame the set in play doubts only where one of the places a die
+may lie (the set in play's dice, the die map's strong peaks) shows a colour within this of the
+set's body colour (chromaticity, as ``OWN_COLOUR``): a set whose colour no die shows finds
+little of its own there, yet its body path and its templates search the frame at length (in a
+hard household of eight 3-D tuning sets, the other sets' readings that found no die took
+13 ms each, a third of the household's time). In the frames of four households of eight
+tuning sets, the nearest place to the set thrown lay at most 0.83 from its colour (0.78 in
+hard light), and within 0.8 in all frames but one; the nearest to another set beyond 0.8 in
+four frames of ten (a third in hard light). The households read 445 rolls of 480 against
+446, in hard light 344 against 340, their photos shuffled 435 against 437 and 330 against 334
+(bench/results/2026-12-07-might-own.md, which gives the times); at 0.6, 445, 344 and 434."""
+
 WEAK_PEAK_SURE = 0.9
 """A die the face networks read at a weak die-map peak the templates could not read
 (``bodies.Missed.weak``) is kept when read at least this sure and showing the set's body colour
@@ -263,6 +276,14 @@ class SetReader:
         if self._body is None or not len(middles):
             return float("inf")
         return float(np.median(self._from_body(middles)))
+
+    def might_own(self, middles: np.ndarray) -> bool:
+        """Might any of the dice whose middles have the chromaticities ``middles``
+        (``middle_colours``) be this set's, by their colour (``MIGHT_OWN``)? Yes for a set
+        without a calibrated body colour, and where no die is seen."""
+        if self._body is None or not len(middles):
+            return True
+        return bool(self._from_body(middles).min() <= MIGHT_OWN)
 
     def _from_body(self, middles: np.ndarray) -> np.ndarray:
         """Each die's distance from the set's calibrated body colour, by the chromaticities of

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,10 +14,28 @@ import pytest
 from tests.vision.helpers import calibration_shots_of, wild_roll
 from vision.calibration import add_set, calibrate
 from vision.evaluate import calibration_shots, load_dataset, read_image
+from vision.profile import Profile
 from vision.reader import DiceReader, explains
 from vision.render import DiceStyle, random_faces, render_empty, render_roll
 from vision.render_wild import write_wild_dataset
 from vision.set_reader import FrameNetworks, SetReader, SetReading, middle_colours
+
+
+@contextmanager
+def sets_asked(names: dict[Profile, str]) -> Iterator[list[str]]:
+    """The names of the sets whose readers read a frame (``SetReader.read_own``), in turn,
+    while the block runs."""
+    asked: list[str] = []
+    real = SetReader.read_own
+
+    def counted(self: SetReader, image: np.ndarray, networks: FrameNetworks
+                ) -> SetReading | None:
+        asked.append(names[self.profile])
+        return real(self, image, networks)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SetReader, "read_own", counted)
+        yield asked
 
 
 def test_rolls_of_either_set_read_with_the_households_profile() -> None:
@@ -92,8 +112,7 @@ def test_of_two_sets_that_explain_a_roll_equally_the_one_whose_colour_it_shows_w
     assert household.read(roll.image).key == roll.truth == ("3",)
 
 
-def test_the_set_in_play_reads_a_roll_alone_where_its_reading_leaves_no_doubt(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_set_in_play_reads_a_roll_alone_where_its_reading_leaves_no_doubt() -> None:
     """A game is thrown with one set. The set that read the last roll reads the next one first,
     and alone where it reads every die surely in its own colour; a roll of the other set is
     read by both and puts that set in play; an empty tray leaves it in play. Every frame reads
@@ -103,23 +122,13 @@ def test_the_set_in_play_reads_a_roll_alone_where_its_reading_leaves_no_doubt(
                       calibration_shots_of(pink, "normal"))
     household = DiceReader(profile)
     names = {profile.sets()[0]: "tan", profile.sets()[1]: "pink"}
-    asked: list[str] = []
-    real = SetReader.read_own
-
-    def counted(self: SetReader, image: np.ndarray, networks: FrameNetworks
-                ) -> SetReading | None:
-        asked.append(names[self.profile])
-        return real(self, image, networks)
-
     throws = random.Random(8)
     for seed, style, readers in ((9101, pink, ["tan", "pink"]), (9102, None, ["pink", "tan"]),
                                  (9103, pink, ["pink"]), (9104, tan, ["pink", "tan"]),
                                  (9105, tan, ["tan"])):
         faces = random_faces(throws, throws.randint(2, 5)) if style else []
         image = render_roll(faces, seed, style=style).image if style else render_empty(seed)
-        with monkeypatch.context() as patch:
-            patch.setattr(SetReader, "read_own", counted)
-            asked.clear()
+        with sets_asked(names) as asked:
             key = household.read(image).key
         assert (key, asked) == (tuple(sorted(faces)), readers)
         assert DiceReader(profile).read(image).key == key
@@ -158,3 +167,33 @@ def test_a_set_read_by_the_networks_owns_only_the_dice_that_show_its_colour() ->
         reading = by_network.read_own(image, FrameNetworks(image))
         assert reading is not None and len(reading.dice) == len(faces)
         assert len(reading.own) == (len(faces) if owned else 0)
+
+
+def test_a_set_might_own_only_dice_that_show_a_colour_near_its_body_colour() -> None:
+    """A set's body colour is on the table only where a die's middle shows it (``MIGHT_OWN``);
+    a set without a calibrated colour, or a frame without a die, rules nothing out."""
+    tan, green = (DiceStyle.random(random.Random(seed), conditions="normal") for seed in (3, 0))
+    tan_set = SetReader(calibrate(calibration_shots_of(tan, "normal")))
+    for style, owned in ((tan, True), (green, False)):
+        scene = render_roll(["2", "4", "6"], 9008, style=style)
+        assert tan_set.might_own(middle_colours(scene.image, scene.dice)) is owned
+    assert tan_set.might_own(np.zeros((0, 3), np.float32))
+    assert SetReader(Profile()).might_own(np.zeros((1, 3), np.float32))
+
+
+def test_a_set_whose_colour_no_die_shows_does_not_read_a_doubtful_frame() -> None:
+    """A household of a tan, a pink and a green set, tan in play. A pink roll is in doubt for
+    the tan set, so the other sets read it too, but not the green one: no die shows its colour.
+    A green roll is read by the green set and not the pink one, and each roll reads right."""
+    styles = {name: DiceStyle.random(random.Random(seed), conditions="normal")
+              for name, seed in (("tan", 3), ("pink", 10), ("green", 0))}
+    profile = calibrate(calibration_shots_of(styles["tan"], "normal"))
+    for name in ("pink", "green"):
+        profile = add_set(profile, calibration_shots_of(styles[name], "normal"))
+    names = dict(zip(profile.sets(), styles, strict=True))
+    faces = ["1", "3", "5", "fuel"]
+    for thrown in ("pink", "green"):
+        image = render_roll(faces, 9102, style=styles[thrown]).image
+        with sets_asked(names) as asked:
+            key = DiceReader(profile).read(image).key
+        assert (key, asked) == (tuple(sorted(faces)), ["tan", thrown])
