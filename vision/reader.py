@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.bodies import WEAK_PEAK, Placed, on_die
+from vision.bodies import WEAK_PEAK, on_die
 from vision.body_mask import CHROMA_TOL
 from vision.confidence import SURE
+from vision.diemap import Peak
 from vision.profile import Profile
 from vision.set_reader import (
     FrameNetworks,
@@ -124,11 +125,9 @@ class DiceReader:
                                     or self._beyond_doubt(image_bgr, networks, reading)):
             return reading
         readings = {in_play: first}
-        middles = middle_colours(image_bgr, self._places(networks, reading))
         self._read_also(image_bgr, networks, readings, [
             *self._set_and_lights(in_play[0]),
-            *((i, 0) for i, readers in enumerate(self._sets)
-              if i != in_play[0] and readers[0].might_own(middles))])
+            *self._others_of_colour(image_bgr, networks, reading)])
         best = self._best(image_bgr, readings)
         if best[0] != in_play[0]:
             self._read_also(image_bgr, networks, readings, self._set_and_lights(best[0]))
@@ -142,13 +141,18 @@ class DiceReader:
             chosen = self._reader(best).read_without_own(image_bgr, networks)
         return self._reading(image_bgr, chosen.dice, chosen.scale)
 
-    @staticmethod
-    def _places(networks: FrameNetworks, reading: Reading | None) -> list[Placed]:
-        """Where a frame's dice may lie: the set in play's dice, and the die map's strong peaks
-        (``bodies.WEAK_PEAK`` and up) at their width, or at the map's own where it read none."""
+    def _others_of_colour(self, image_bgr: np.ndarray, networks: FrameNetworks,
+                          reading: Reading | None) -> list[Reader]:
+        """The household's other sets that might own a die of the frame by its colour
+        (``SetReader.might_own``), at the places its dice may lie: the set in play's dice
+        (``reading``) and the die map's strong peaks. A lone set (with or without lights)
+        has none, and looks at no colour."""
+        others = [i for i in range(len(self._sets)) if i != self._in_play[0]]
+        if not others:
+            return []
         dice = list(reading.dice) if reading is not None else []
-        width = float(np.median([d.size for d in dice])) if dice else None
-        return [*dice, *networks.map.peaks(WEAK_PEAK, width)]
+        middles = middle_colours(image_bgr, [*dice, *_strong_peaks(networks, dice)])
+        return [(i, 0) for i in others if self._sets[i][0].might_own(middles)]
 
     def _reader(self, which: Reader) -> SetReader:
         """A set's reader, or one of its lights'."""
@@ -206,7 +210,7 @@ class DiceReader:
             return False
         width = float(np.median([d.size for d in reading.dice]))
         if not all(any(on_die(peak, d, width) for d in reading.dice)
-                   for peak in networks.map.peaks(WEAK_PEAK, width)):
+                   for peak in _strong_peaks(networks, reading.dice)):
             return False
         middles = middle_colours(image_bgr, reading.dice)
         mine = self._reader(self._in_play).colour_distance(middles)
@@ -228,6 +232,13 @@ class DiceReader:
         if len(dice) > self.max_dice:
             error = f"{len(dice)} dice seen, at most {self.max_dice}"
         return Reading(dice, error)
+
+
+def _strong_peaks(networks: FrameNetworks, dice: Sequence[Detection]) -> list[Peak]:
+    """The die map's strong peaks (``bodies.WEAK_PEAK`` and up) at the dice's median width, or
+    at the map's own width where there are none."""
+    width = float(np.median([d.size for d in dice])) if dice else None
+    return networks.map.peaks(WEAK_PEAK, width)
 
 
 def off_side_faces(reads: Sequence[Read]) -> list[Read]:
