@@ -15,10 +15,10 @@ $(BIN)/companion: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-$(PI_VENV)/bin/pytest: pyproject.toml
+$(PI_VENV)/bin/pytest: pyproject.toml Makefile
 	$(PYTHON) -m venv $(PI_VENV)
 	$(PI_VENV)/bin/pip install --quiet $(PI_PINS) onnxruntime segno gpiozero luma.oled pytest \
-		hypothesis
+		pytest-xdist hypothesis
 	$(PI_VENV)/bin/pip install --quiet --no-deps -e .
 	touch $@
 
@@ -37,7 +37,7 @@ test-fast: lint
 
 ## The vision and hardware tests on Raspberry Pi OS's OpenCV 4.6, NumPy 1.24 and Pillow 9.4.
 test-pi-versions: $(PI_VENV)/bin/pytest
-	$(PI_VENV)/bin/python -m pytest -p no:cacheprovider tests/vision tests/hardware
+	$(PI_VENV)/bin/python -m pytest -n 2 -p no:cacheprovider tests/vision tests/hardware
 
 lint: $(BIN)/companion
 	$(BIN)/ruff check .

@@ -41,7 +41,8 @@ CLOSE_MODEL_PATH = TRAINED_PATH.with_name("faces48.int8.onnx")
 """The networks the reader runs: quantized to 8-bit integers (``tools/quantize_faces.py``), 1.6
 and 1.7 times as fast as in floats; the 48 3-D tuning sets and four households of eight read
 within three rolls of 1,200 of the floats (bench/results/2026-12-06-faces-int8.md, which also
-gives the held-out figures on both OpenCV versions)."""
+gives the held-out figures on both OpenCV versions). On a CPU that does not compute 8 bits
+exactly their arithmetic runs in floats (``onnx_session.exact_int8``)."""
 
 
 def warp(image: np.ndarray, x: float, y: float, size: float, angle: float = 0.0,
