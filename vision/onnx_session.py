@@ -33,9 +33,9 @@ def load_session(path: Path, what: str, threads: int = 1) -> tuple[Any, str]:
 
     An 8-bit network runs in 8-bit arithmetic only where the CPU computes it exactly
     (``exact_int8``): elsewhere its quantized weights and activations are multiplied in floats
-    (``session.disable_quant_qdq``): the same answers, so a photo reads the same on the Pi, a
-    developer's machine and CI, in 1.8 times the 8-bit kernels' time (1.4 times the float
-    network's; bench/results/2026-12-07-exact-int8.md).
+    (``session.disable_quant_qdq``): the exact arithmetic's answers to float rounding, so a
+    photo reads as on the Pi on a developer's machine and in CI, in 1.8 times the 8-bit
+    kernels' time (1.4 times the float network's; bench/results/2026-12-07-exact-int8.md).
 
     :raises OSError: naming ``what`` when the file is missing.
     """
