@@ -8,10 +8,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
+
 X86 = {"x86_64", "amd64", "i386", "i686", "x86"}
 """``platform.machine()`` names of the x86 processors (lower case)."""
-
-log = logging.getLogger(__name__)
 
 EXACT_INT8_FLAGS = {"avx512_vnni", "avx_vnni", "amx_int8"}
 """The x86 CPU features (``/proc/cpuinfo`` flags) with which ONNX Runtime multiplies 8-bit
