@@ -167,7 +167,7 @@ def test_fuzz_the_api(fuzz: Fixture, requests: list[tuple[str, str, Any, str]]) 
 
 
 @pytest.mark.slow
-@settings(max_examples=8000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=4000, deadline=None, suppress_health_check=list(HealthCheck))
 @given(requests=st.lists(REQUEST, min_size=1, max_size=6))
 def test_fuzz_the_api_longer(fuzz: Fixture, requests: list[tuple[str, str, Any, str]]) -> None:
     run(fuzz, requests)
