@@ -75,6 +75,17 @@ the networks) read 105 rolls of 120 against 103 (104 within 0.3), median frame 1
 18.6 ms; eight standard sets, all read by the networks (tuning seeds 6001-6008), 113 either
 way."""
 
+OWN_BESIDE_SURE = 0.9
+"""A body-path reading owns, besides its bodies, the dice found beside them (``_beside``, the
+weak peaks, the networks' merged dice) that show the set's body colour (``OWN_COLOUR``) and are
+read at least this sure. A set's lights compete on what they own (``reader.explains``), and a
+network-read light owns every die of the set's colour: owning its bodies alone, a light that
+read all six dice of 3-D tuning set 5041's photo 12 lost to one that read four. On the 48 3-D
+tuning sets 676 rolls of 720 against 675 (wrong unasked 9 against 10), hard 542 against 540
+(26 against 25); households of eight 446 against 445 (9 wrong unasked either way), hard
+348 against 344 (33 against 34). Owning every such die, however sure: hard 544 rolls, but 31
+wrong unasked (bench/results/2026-12-07-tried-own-extras.md)."""
+
 MIGHT_OWN = 0.8
 """A household's set reads a frame the set in play doubts only where one of the places a die
 may lie (the set in play's dice, the die map's strong peaks) shows a colour within this of the
@@ -123,10 +134,11 @@ def suppress_neighbours(reads: list[FaceRead], die_px: float) -> list[FaceRead]:
 class SetReading(NamedTuple):
     """One set's reading of a frame: its dice (``scale`` working pixels per frame pixel), and
     those among them that the set's own colours and templates found: the dice that tell this
-    set's reading from another set's, since the networks read any set's pips alike. For a set
-    calibration gave to the networks, the dice showing its body colour (``OWN_COLOUR``); all of
-    them for a set without a body colour; none when the body path found no die and the networks
-    read the frame."""
+    set's reading from another set's, since the networks read any set's pips alike. For the
+    body path, its bodies and the dice found beside them that show its body colour, read
+    ``OWN_BESIDE_SURE`` or surer; for a set calibration gave to the networks, the dice showing
+    its body colour (``OWN_COLOUR``); all of them for a set without a body colour; none when
+    the body path found no die and the networks read the frame."""
 
     dice: Sequence[Read]
     scale: float
@@ -230,7 +242,8 @@ class SetReader:
                 d.confidence < SURE for d in dice)):
             sure = [d for d in bodies if d.confidence >= SURE]
             dice = merged(dice, self._by_network(networks, reads, die, sure))
-        return SetReading(dice, 1.0, bodies)
+        beside = [d for d in dice[len(bodies):] if d.confidence >= OWN_BESIDE_SURE]
+        return SetReading(dice, 1.0, [*bodies, *self._own_colour(reads.image, beside)])
 
     def read_without_own(self, image_bgr: np.ndarray, networks: FrameNetworks,
                          reads: TemplateReads | None = None) -> SetReading:
@@ -257,11 +270,12 @@ class SetReader:
         return SetReading(found, frame.scale, found)
 
     def _own_colour(self, image_bgr: np.ndarray, seen: Sequence[Read]) -> Sequence[Read]:
-        """Of the dice the networks read, those showing the set's body colour (``OWN_COLOUR``):
-        for a set calibration gave to the networks, its own, which tell its reading from
-        another set's in a household; at weak die-map peaks, the set's dice among what the
-        networks found there (``_at_weak_peaks``); all of them for a set without a calibrated
-        body colour."""
+        """Of the dice the networks read (or the body path found beside its bodies), those
+        showing the set's body colour (``OWN_COLOUR``): for a set calibration gave to the
+        networks, its own, which tell its reading from another set's in a household; at weak
+        die-map peaks, the set's dice among what the networks found there (``_at_weak_peaks``);
+        beside the body path's bodies, its own where read surely (``OWN_BESIDE_SURE``); all of
+        them for a set without a calibrated body colour."""
         if self._body is None or not seen:
             return seen
         far = self._from_body(middle_colours(image_bgr, seen))
